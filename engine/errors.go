@@ -169,6 +169,18 @@ var ErrSchemaTooNew = store.ErrSchemaTooNew
 // "database-busy" with Retry-After).
 var ErrWriteBusy = store.ErrWriteBusy
 
+// ErrDatabaseLocked is matched by the error of any call on SQLite, a read
+// as a write, that needed a new connection to mnemo.db while another
+// program held the file locked (a sqlite3 shell or a script that used it
+// in PRAGMA locking_mode=EXCLUSIVE, which keeps the file until it closes):
+// the connection's open waited SQLite's busy timeout (10 s) and gave up;
+// Open's error matches it when the lock is held as it opens. Nothing was
+// read or written through that connection. It does not match
+// ErrWriteBusy (no writer of mnemo's was at fault, and a read fails so
+// too). The HTTP API answers 503 "database-locked" with Retry-After; the
+// call succeeds once that program closes the file.
+var ErrDatabaseLocked = store.ErrDatabaseLocked
+
 // WriteBusyTimeout is how long a write on SQLite waits for the other
 // writers, this process's or another's, before it gives up with
 // ErrWriteBusy: store.BusyTimeoutMillis, 10 s.

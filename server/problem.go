@@ -97,6 +97,13 @@ var (
 	// made. A transient overload, so 503 with Retry-After (a 500
 	// "internal" before, as if mnemo were at fault).
 	kindWriteBusy = kind{"database-busy", http.StatusServiceUnavailable, "Database busy"}
+	// kindDatabaseLocked is engine.ErrDatabaseLocked: another program
+	// held mnemo.db locked (locking_mode EXCLUSIVE) and no connection to
+	// it opened within the busy timeout, for a read as for a write. Not
+	// database-busy, whose detail says a write waited for other writes.
+	// 503 with Retry-After: it clears when that program closes the file
+	// (a 500 "internal" before).
+	kindDatabaseLocked = kind{"database-locked", http.StatusServiceUnavailable, "Database locked"}
 	// kindTimeout is a request that ran past Config.RequestTimeout.
 	kindTimeout   = kind{"timeout", http.StatusServiceUnavailable, "Request timed out"}
 	kindInternal  = kind{"internal", http.StatusInternalServerError, "Internal error"}
@@ -158,6 +165,16 @@ const DiskFullDetail = "the server's disk is full: the last write was refused fo
 var WriteBusyDetail = fmt.Sprintf("the database is busy: a write of this request waited %s for other writes "+
 	"(the server's: a long erasure or vacuum, or many writes at once; or another process holding the database's write lock) "+
 	"and was not made (a request that writes more than once keeps what it wrote before that write); try again in a few seconds",
+	engine.WriteBusyTimeout)
+
+// DatabaseLockedDetail is the detail of the database-locked problem
+// (engine.ErrDatabaseLocked, 503), the HTTP API's and the MCP tools'
+// alike. It names engine.WriteBusyTimeout ("10s", SQLite's busy timeout
+// too) and no path.
+var DatabaseLockedDetail = fmt.Sprintf("the database is locked by another program: the server could not open a connection to it within %s "+
+	"(a sqlite3 shell or a script holding it in locking_mode EXCLUSIVE keeps every other process out until it closes the file), "+
+	"so what this request needed it for was not done (a request that writes more than once keeps what it wrote before); "+
+	"try again once the server's operator has closed that program",
 	engine.WriteBusyTimeout)
 
 // IndexUnavailableDetail is GET /healthz's reason while the lexical index
@@ -332,12 +349,15 @@ func classify(err error) *apiError {
 
 // busy is the 503 problem of a request the server cannot take now (nil
 // for any other error): a write that waited too long for the others
-// (database-busy), an erasure that waited too long for work in flight, an
+// (database-busy), a database another program holds locked
+// (database-locked), an erasure that waited too long for work in flight, an
 // engine closing.
 func busy(err error) *apiError {
 	switch {
 	case errors.Is(err, engine.ErrWriteBusy):
 		return &apiError{kind: kindWriteBusy, detail: WriteBusyDetail, cause: err}
+	case errors.Is(err, engine.ErrDatabaseLocked):
+		return &apiError{kind: kindDatabaseLocked, detail: DatabaseLockedDetail, cause: err}
 	case errors.Is(err, engine.ErrEraseBusy):
 		return &apiError{kind: kindUnavailable, detail: "the erasure waited too long for work in flight; nothing was erased, try again", cause: err}
 	case errors.Is(err, engine.ErrClosed):
@@ -424,7 +444,8 @@ func quotaExceeded(err error) *apiError {
 
 // retryAfter is the Retry-After header (seconds) of every 503 answer: an
 // engine closing, an erasure that waited too long, a write that waited
-// too long for the others (database-busy), a database outage.
+// too long for the others (database-busy), a database another program
+// holds locked (database-locked), a database outage.
 const retryAfter = "5"
 
 // bearerChallenge is the WWW-Authenticate challenge of a 401 answer to r

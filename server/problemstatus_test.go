@@ -56,6 +56,7 @@ func TestProblemStatus(t *testing.T) {
 		{"ReplayTooLarge", &engine.ReplayTooLargeError{RunID: "r", Limit: 10}, 422, ""},
 		{"EraseBusy", engine.ErrEraseBusy, 503, ""},
 		{"WriteBusy", fmt.Errorf("working: update thread:t1: %w", engine.ErrWriteBusy), 503, ""},
+		{"DatabaseLocked", fmt.Errorf("read thread: %w", engine.ErrDatabaseLocked), 503, ""},
 		{"Closed", engine.ErrClosed, 503, ""},
 		{"Unknown", errors.New("scope thread"), 500, ""},
 	}

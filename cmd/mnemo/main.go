@@ -377,6 +377,9 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		// a backup writes only at its destination.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, noSpaceAdvice(m.Dir))
 		return 1
+	case errors.Is(err, engine.ErrDatabaseLocked):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, lockedAdvice(m.Dir))
+		return 1
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)
 		return 1

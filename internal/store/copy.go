@@ -15,9 +15,15 @@ import (
 // statement sequence sees one snapshot only inside a transaction. The
 // caller closes it.
 func OpenReadOnly(path string) (*sql.DB, error) {
+	return openReadOnlyBusy(path, BusyTimeoutMillis)
+}
+
+// openReadOnlyBusy is OpenReadOnly with the busy timeout given in
+// milliseconds (the tests shorten it).
+func openReadOnlyBusy(path string, busyMillis int) (*sql.DB, error) {
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
 		"mode":    {"ro"},
-		"_pragma": {fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis)},
+		"_pragma": {fmt.Sprintf("busy_timeout(%d)", busyMillis)},
 	}.Encode()
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
@@ -36,13 +42,15 @@ func OpenReadOnly(path string) (*sql.DB, error) {
 // empty file (create it first for its mode: SQLite creates it with the
 // process umask). SQLite does not sync the copy: the caller does. Ending
 // ctx interrupts it (the file is then partial: remove it). A read, it does
-// not wait for the write gate of a database Open returned (gate.go).
+// not wait for the write gate of a database Open returned (gate.go). In
+// WAL mode no writer blocks it: SQLITE_BUSY is another program holding
+// the file in locking_mode EXCLUSIVE, and matches ErrDatabaseLocked.
 func VacuumInto(ctx context.Context, db *sql.DB, path string) error {
 	if _, err := db.ExecContext(ungated(ctx), `VACUUM INTO ?`, path); err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("store: vacuum into %s: %w", path, err)
+		return fmt.Errorf("store: vacuum into %s: %w", path, locked("read", err))
 	}
 	return nil
 }

@@ -95,7 +95,8 @@ func closeKeepingWAL(path string, done func() error) error {
 }
 
 // watchConnector opens connections whose errors note damage in d and
-// whose writes pass gate (gate.go).
+// whose writes pass gate (gate.go); an open that another program's lock
+// kept busy fails with ErrDatabaseLocked (busy.go).
 type watchConnector struct {
 	inner driver.Connector
 	d     *damage
@@ -105,7 +106,7 @@ type watchConnector struct {
 func (c watchConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
-		return nil, c.d.note(err)
+		return nil, c.d.note(locked("open a connection", err)) // busy.go
 	}
 	sc, ok := conn.(sqliteConn)
 	if !ok { // another modernc.org/sqlite: TestDamageNoted fails

@@ -19,7 +19,7 @@ import (
 // that wait with its error, wrapped, and a wait of BusyTimeoutMillis ends
 // with ErrWriteBusy. SQLITE_BUSY as an error (another process holding the
 // file in locking_mode EXCLUSIVE, so no connection opens) matches
-// ErrWriteBusy too, as a write's does (busy.go).
+// ErrDatabaseLocked, as any call's open does (busy.go).
 func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err error) {
 	g := gateOf(db)
 	if g != nil {
