@@ -199,7 +199,8 @@ const MaxArgumentsDepth = 64
 // i, as storeArguments left them: what ToolCallArgumentsOf accepts
 // (valid UTF-8 without NUL, JSON, an object within MaxArgumentsDepth or
 // a string) within the size bound, an object giving each key once at any
-// depth (as working memory and metadata refuse a key given twice).
+// depth (as working memory and metadata refuse a key given twice), and no
+// string or key holding U+0000 (escapesNUL).
 func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
 	if err := checkText(i, field, string(a)); err != nil {
 		return err
@@ -215,5 +216,41 @@ func (e *Engine) checkArguments(i int, field string, a json.RawMessage) error {
 	if path, _, ok := jsonkey.Repeated(a); ok {
 		return invalid(i, field, "%q is given twice in one object; give each member once (engine.ToolCallArguments keeps a model's text that repeats a key as a string)", path)
 	}
+	if escapesNUL(a) {
+		return invalid(i, field, `must not contain NUL characters (\u0000 in a string or key), as content and metadata must not`)
+	}
 	return nil
+}
+
+// escapesNUL reports whether the JSON text a, valid, holds a string or key
+// with U+0000 (written \u0000): the escape leaves checkText nothing to
+// see, and Postgres refuses it when it reads the stored calls as jsonb,
+// which it does to pair every later call of the thread.
+func escapesNUL(a json.RawMessage) bool {
+	if !bytes.Contains(a, []byte(`\u0000`)) { // an escaped backslash before "u0000" matches too: decode to be sure
+		return false
+	}
+	var v any
+	if json.Unmarshal(a, &v) != nil {
+		return false
+	}
+	return holdsNUL(v)
+}
+
+// holdsNUL reports whether a decoded JSON value holds a string or key with
+// U+0000.
+func holdsNUL(v any) bool {
+	switch t := v.(type) {
+	case string:
+		return strings.IndexByte(t, 0) >= 0
+	case map[string]any:
+		for k, x := range t {
+			if strings.IndexByte(k, 0) >= 0 || holdsNUL(x) {
+				return true
+			}
+		}
+	case []any:
+		return slices.ContainsFunc(t, holdsNUL)
+	}
+	return false
 }
