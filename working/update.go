@@ -127,7 +127,8 @@ func (m *Memory) merge(ctx context.Context, key string, patch any, origin Origin
 // that is not JSON is "content must be a JSON object matching the schema:
 // malformed JSON at byte N: …", N counted from 0); in
 // template mode it is the new markdown document (ErrInvalidPatch when it is
-// not valid UTF-8). ErrTooLarge over MaxChars.
+// not valid UTF-8 or holds U+0000, as every update's state). ErrTooLarge
+// over MaxChars.
 func (m *Memory) Set(ctx context.Context, key, content string, origin Origin) (Result, error) {
 	if err := m.closed(nil); err != nil { // before the arguments: a closed memory answers ErrClosed alone
 		return Result{}, err
@@ -259,6 +260,11 @@ func (m *Memory) updateOpen(ctx context.Context, key string, origin Origin, comp
 			// Prompts and JSON carry text: a state that is not UTF-8 (a
 			// binary file given to wm set) would reach them as U+FFFD.
 			return Result{}, fmt.Errorf("%w: the state is not valid UTF-8 text", ErrInvalidPatch)
+		}
+		if strings.IndexByte(next, 0) >= 0 {
+			// Postgres's text refuses U+0000 (a bare 500 before), and
+			// messages and metadata refuse it on both backends.
+			return Result{}, fmt.Errorf("%w: the state holds a NUL character (U+0000, at byte %d); remove it", ErrInvalidPatch, strings.IndexByte(next, 0))
 		}
 		if n := utf8.RuneCountInString(next); n > m.cfg.MaxChars {
 			return Result{}, fmt.Errorf("%w: %d characters, the limit is %d; keep it shorter", ErrTooLarge, n, m.cfg.MaxChars)
