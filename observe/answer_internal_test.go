@@ -63,6 +63,7 @@ func TestObserverAnswers(t *testing.T) {
 		{"duplicates.json", []item{{"The user lives in Lyon.", []int64{3, 5}}, {"The user is a baker.", []int64{5}}}, Dropped{Uncited: 1, Duplicates: 1}, nil},
 		{"uncited.json", []item{{"The user lives in Lyon.", nil}, {"The user is a baker.", nil}}, Dropped{}, nil},
 		{"one-bad-one-good.json", []item{{"The user lives in Lyon.", []int64{4}}}, Dropped{Uncited: 1}, nil},
+		{"nul-text.json", []item{{"The user lives in Lyon.", []int64{4}}}, Dropped{}, nil}, // walk53: Postgres refused the NUL, every call
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
@@ -94,7 +95,7 @@ func TestObserverAnswers(t *testing.T) {
 // FuzzObserverAnswer: whatever the model answers, parsing and checking
 // it against answerChunk either fails with ErrEmptyAnswer or
 // ErrMalformedAnswer, or gives items with text of at most MaxItemChars
-// runes, distinct (case-insensitively), each citing only seqs of the
+// runes and no NUL, distinct (case-insensitively), each citing only seqs of the
 // chunk, sorted and once each.
 func FuzzObserverAnswer(f *testing.F) {
 	entries, err := os.ReadDir(filepath.Join("testdata", "answers"))
@@ -119,7 +120,7 @@ func FuzzObserverAnswer(f *testing.F) {
 		seen := map[string]bool{}
 		for _, it := range items {
 			key := strings.ToLower(it.Text)
-			if it.Text == "" || utf8.RuneCountInString(it.Text) > MaxItemChars || seen[key] {
+			if it.Text == "" || utf8.RuneCountInString(it.Text) > MaxItemChars || seen[key] || strings.ContainsRune(it.Text, 0) {
 				t.Fatalf("item %q (seen before: %v)", it.Text, seen[key])
 			}
 			seen[key] = true

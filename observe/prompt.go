@@ -226,8 +226,10 @@ const MaxItemChars = 2000
 
 // parseAnswer decodes the model's raw answer: one JSON object with a list
 // under field (optionally in a ``` fence), and nothing after it but
-// whitespace. Items with empty text or echoing the prompt are dropped. An
-// empty list ([]) is an answer of no items: (an empty slice, nil); the
+// whitespace. An item's text is one line, its runs of white space and
+// NUL characters one space. Items with empty text or echoing the prompt
+// are dropped. An empty list ([]) is an answer of no items: (an empty
+// slice, nil); the
 // caller decides whether that may be stored (the observer's "nothing worth
 // keeping") or not (the reflector's). An empty text, a null list or a list
 // whose every item was dropped is ErrEmptyAnswer; anything else not of the
@@ -272,7 +274,10 @@ func parseAnswer(raw, field string) ([]Item, error) {
 		if it.Text == nil {
 			return nil, fmt.Errorf("%w: item %d has no text", ErrMalformedAnswer, i)
 		}
-		text := strings.Join(strings.Fields(*it.Text), " ")
+		// NUL reads as a space: mnemo stores no U+0000 (Postgres's text
+		// refuses it, so the chunk failed on every call), and a model's
+		// NUL is no part of what it meant.
+		text := strings.Join(strings.Fields(strings.ReplaceAll(*it.Text, "\x00", " ")), " ")
 		if text == "" || echoesPrompt(text) {
 			continue
 		}
