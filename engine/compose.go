@@ -114,7 +114,13 @@ type ContextMessage struct {
 //     ("[ŕécalled") and the vertical forms of the brackets ("︵recalled").
 //     A run of render-v7 whose text held none of these replays byte for
 //     byte.
-const RenderVersion = "render-v8"
+//   - render-v9: marker-shaped text also quoted with a character read as
+//     several letters (its NFKD: "[re㎈led", "㎈" is "cal"; "[recaⅡed",
+//     "[reca⑪ed") and after more bracket shapes (the white parenthesis ⦅
+//     and its full-width ｟, ⸨, ⟮, the tortoise shells ⦗ ⟬ ❲, the tall
+//     bracket pieces ⎡ ⎣ ⎛ ⎝). A run of render-v8 whose text held none of
+//     these replays byte for byte.
+const RenderVersion = "render-v9"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

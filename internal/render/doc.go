@@ -15,7 +15,8 @@
 //     (any case; a square or round bracket or a look-alike; letters read
 //     as its own: full-width, mathematical and other compatibility forms,
 //     accented letters, Cyrillic, Greek and other confusables, I and 1
-//     for l; Unicode spaces, invisible characters or accents after the
+//     for l, a character standing for several letters, "㎈" for "cal";
+//     Unicode spaces, invisible characters or accents after the
 //     bracket, and invisible characters or combining accents between the
 //     letters: what a reader sees once the text is normalised) becomes
 //     "[quoted: recalled". A genuine

@@ -41,8 +41,10 @@ var markerConfusables = map[rune]string{
 // presentation forms, the full-width forms, Latin Extended-F, the
 // Mathematical Alphanumeric Symbols (𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝), Cyrillic Extended-D, the
 // Arabic Mathematical Alphabetic Symbols, the enclosed and squared letters
-// and the segmented digits. TestReadAsCoversUnicode checks that no other
-// character has such a decomposition.
+// and the segmented digits; and those whose decomposition is several
+// characters, a letter among them (㎈, Ⅱ, ⑪: spelledForms).
+// TestBaseFormsInCompatRanges checks that no other character has such a
+// decomposition.
 var compatRanges = [][2]rune{
 	{0x00A0, 0x33FF}, {0xA7F0, 0xA7FF}, {0xFB00, 0xFFEF}, {0x10780, 0x107BF}, {0x1D400, 0x1D7FF},
 	{0x1E030, 0x1E08F}, {0x1EE00, 0x1EEFF}, {0x1F100, 0x1F1FF}, {0x1FBF0, 0x1FBF9},
@@ -67,6 +69,52 @@ func baseForm(r rune) (base rune, ok bool) {
 	}
 	return base, base != r
 }
+
+// spelledForm is the characters a reader takes r for when they are more
+// than one: its NFKD decomposition with the combining marks (\p{M}) left
+// out ("㎈" is "cal", "Ⅱ" "II", "⑪" "11", "⒭" "(r)"); nil when that is
+// one character or none (baseForm).
+func spelledForm(r rune) []rune {
+	var buf [utf8.UTFMax]byte
+	d := norm.NFKD.Properties(buf[:utf8.EncodeRune(buf[:], r)]).Decomposition()
+	var out []rune
+	for _, c := range string(d) {
+		if !unicode.Is(unicode.M, c) {
+			out = append(out, c)
+		}
+	}
+	if len(out) < 2 {
+		return nil
+	}
+	return out
+}
+
+// spelledForms are the characters of compatRanges whose spelledForm holds
+// no opening bracket (markerBrackets, or a character whose baseForm is
+// one), with that form: a character read as several, some of them
+// letters of MarkerWord ("[re㎈led" reads "[recalled", "[recaⅡed"
+// "[recaIIed"). One holding a bracket is a parenthesized letter or number
+// ("⒭" is "(r)"), whose closing bracket breaks any word it would begin:
+// "⒭ecalled" reads "(r)ecalled", not a marker. Read once.
+var spelledForms = sync.OnceValue(func() map[rune]string {
+	brackets := classSet(markerBracketClass())
+	out := map[rune]string{}
+	for _, rg := range compatRanges {
+	next:
+		for r := rg[0]; r <= rg[1]; r++ {
+			sp := spelledForm(r)
+			for _, c := range sp {
+				if brackets.has(c) {
+					continue next
+				}
+			}
+			if sp != nil {
+				out[r] = string(sp)
+			}
+		}
+	}
+	return out
+})
 
 // markerLetterClasses are, for each letter of MarkerWord, the members of a
 // regexp character class matching every character read as it:

@@ -14,8 +14,12 @@ import (
 // quill, tortoise-shell and lenticular shapes, the vertical presentation
 // form); and the round ones, ASCII, full-width, small, superscript,
 // subscript and ornamental: "(recalled · thread t · seq 9 · …)" reads
-// as the marker too (walk46).
-const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏(（﹙⁽₍❨❪`
+// as the marker too (walk46). lock53 added the white, double and
+// flattened parentheses (⦅, whose full-width form ｟ was left out with
+// it; ⸨, ⟮), the other tortoise shells (⦗, ⟬, the ornament ❲) and the
+// upper and lower pieces of the tall square bracket and parenthesis
+// (⎡⎣⎛⎝), each drawn as one on a line.
+const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏⦗⟬❲⎡⎣(（﹙⁽₍❨❪⦅⸨⟮⎛⎝`
 
 // invisible are the characters a text shows as nothing: format characters
 // (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other
@@ -56,14 +60,16 @@ const between = invisible + marks
 // a reader sees once the text is normalised: spaces read as a space,
 // invisible characters and combining marks dropped, each character taken
 // for its compatibility decomposition (NFKD) or the letter it is confused
-// with. A model reads "[re\u200bcalled" (a zero-width space inside the
+// with, or, for a character read as several ("㎈" is "cal", "Ⅱ" "II"),
+// as those. A model reads "[re\u200bcalled" (a zero-width space inside the
 // word), "[\u00a0recalled", "[r\u0301ecalled" or "[rеcalled" as the
 // word, and each passed unquoted before. Its sets are disjoint (no
 // bracket, blank or letter of one set is in another set used at the same
 // place), so the first way text can match is the only one.
 type markerShape struct {
 	brackets, blank, between runeSet
-	letters                  []runeSet // one per letter of MarkerWord
+	letters                  []runeSet       // one per letter of MarkerWord
+	spelled                  map[rune]string // characters read as several (spelledForms): "㎈" "cal"
 }
 
 // markerShapes is the markerShape, built on first use (Message), as
@@ -74,6 +80,7 @@ var markerShapes = sync.OnceValue(func() *markerShape {
 		brackets: classSet(markerBracketClass()),
 		blank:    classSet(markerBlankClass()),
 		between:  classSet(between),
+		spelled:  spelledForms(),
 	}
 	for _, r := range MarkerWord {
 		m.letters = append(m.letters, classSet(classes[r]))
@@ -116,23 +123,53 @@ func quote(s string) string {
 }
 
 // matchAfter reports whether s[i:], the text after an opening bracket,
-// is the rest of marker-shaped text, and where that text ends.
+// is the rest of marker-shaped text, and where that text ends: after the
+// character that holds the word's last letter. A character read as several
+// (spelled: "㎈" is "cal") is taken as those, one by one; the word may end
+// inside it ("[recalle㏈" reads "[recalledB").
 func (m *markerShape) matchAfter(s string, i int) (end int, ok bool) {
-	i = m.blank.skip(s, i)
-	for k, letter := range m.letters {
-		if k > 0 {
-			i = m.between.skip(s, i)
-		}
-		if i >= len(s) {
-			return 0, false
-		}
+	k := 0 // the letters of the word read so far
+	for i < len(s) {
 		r, n := nextRune(s, i)
-		if !letter.has(r) {
+		i += n
+		if next, ok := m.step(k, r); ok {
+			k = next
+		} else if k, ok = m.stepSpelled(k, m.spelled[r]); !ok {
 			return 0, false
 		}
-		i += n
+		if k == len(m.letters) {
+			return i, true
+		}
 	}
-	return i, true
+	return 0, false
+}
+
+// stepSpelled reads the characters of sp, a character's spelledForm
+// (none: ok is false), after k letters of the word, as step does, up to
+// the word's last letter.
+func (m *markerShape) stepSpelled(k int, sp string) (next int, ok bool) {
+	if sp == "" {
+		return 0, false
+	}
+	for _, c := range sp {
+		if k, ok = m.step(k, c); !ok || k == len(m.letters) {
+			return k, ok
+		}
+	}
+	return k, true
+}
+
+// step reads the character r after k letters of the word: before the first,
+// a blank character leaves k as it is; between two, a character of between
+// does; the next letter makes it k+1. ok is false for any other character.
+func (m *markerShape) step(k int, r rune) (next int, ok bool) {
+	switch {
+	case m.letters[k].has(r):
+		return k + 1, true
+	case k == 0 && m.blank.has(r), k > 0 && m.between.has(r):
+		return k, true
+	}
+	return 0, false
 }
 
 // nextRune decodes the character at s[i:] as a regexp reads it: an invalid

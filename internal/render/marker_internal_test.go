@@ -32,6 +32,31 @@ func regexpQuote(s string) string {
 	return regexpShape().ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
 }
 
+// spell writes each character of s read as several (spelledForms: "㎈")
+// as those ("cal"), for the regexp, which reads one character at a time:
+// quote(s), spelled, is regexpQuote of s spelled (lock53).
+func spell(s string) string {
+	sp := spelledForms()
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := nextRune(s, i)
+		if f, ok := sp[r]; ok {
+			b.WriteString(f)
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// quoteAgrees reports whether quote(s) is the regexp's quoting of s, both
+// spelled, and returns both.
+func quoteAgrees(s string) (got, want string, ok bool) {
+	got, want = spell(quote(s)), regexpQuote(spell(s))
+	return got, want, got == want
+}
+
 // TestMarkerSetsDisjoint: the characters skipped before a letter of the
 // word (blank, invisible) are never that letter, so quote, which skips
 // them all before it looks for the letter, finds what the regexp finds.
@@ -77,6 +102,13 @@ func quoteCases() []string {
 	for _, br := range markerBrackets {
 		cases = append(cases, string(br)+"recalled x", "a"+string(br)+" \u200bRECALLED", string(br)+string(br)+"re")
 	}
+	cases = append(cases, "[re㎈led", "[recaⅡed", "[reca⑪ed", "[recalle㏈", "[recalleǆ x", "[re㎈​led", "[　re㎈led",
+		"[rec㎈led", "[re㎈㎈", "⒭ecalled", "[⒭ecalled", "(🄡🄔🄒🄐🄛🄛🄔🄓", "[㎭", "［ｒｅｃａｌｌｅｄ］", "［𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝")
+	for r, f := range spelledForms() { // each in place of the letters it may read as
+		for k := range MarkerWord {
+			cases = append(cases, "["+MarkerWord[:k]+string(r)+MarkerWord[min(k+len([]rune(f)), len(MarkerWord)):])
+		}
+	}
 	m := markerShapes()
 	for k, l := range m.letters {
 		for i := 0; i < len(l); i += 2 {
@@ -93,8 +125,8 @@ func quoteCases() []string {
 // TestQuoteAgreesWithRegexp: quote gives what the regexp quoting gave.
 func TestQuoteAgreesWithRegexp(t *testing.T) {
 	for _, s := range quoteCases() {
-		if got, want := quote(s), regexpQuote(s); got != want {
-			t.Errorf("quote(%q) = %q, the regexp gave %q", s, got, want)
+		if got, want, ok := quoteAgrees(s); !ok {
+			t.Errorf("quote(%q), spelled, = %q, the regexp gave %q", s, got, want)
 		}
 	}
 }
@@ -107,10 +139,10 @@ func FuzzQuote(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := quote(s)
-		if want := regexpQuote(s); got != want {
-			t.Fatalf("quote(%q) = %q, the regexp gave %q (valid UTF-8: %v)", s, got, want, utf8.ValidString(s))
+		if got, want, ok := quoteAgrees(s); !ok {
+			t.Fatalf("quote(%q), spelled, = %q, the regexp gave %q (valid UTF-8: %v)", s, got, want, utf8.ValidString(s))
 		}
+		got := quote(s)
 		if readsAsMarker(s) != (got != s) || readsAsMarker(got) {
 			t.Fatalf("quote(%q) = %q; normalised, the text reads %q and the result %q", s, got, normalised(s), normalised(got))
 		}
@@ -120,8 +152,10 @@ func FuzzQuote(f *testing.F) {
 // normalised is s as a reader takes it, the reference of the normalisation
 // markerShape stands for: each space is a space, invisible characters and
 // combining marks are left out, and each other character is its baseForm
-// (if it has one and is not a confusable itself), then the letter of MarkerWord it reads as ('l' for
-// 'I'), or '[' for an opening bracket. An invalid byte is U+FFFD.
+// (if it has one and is not a confusable itself), or each of its
+// spelledForm's ("㎈" is "cal"), then the letter of MarkerWord it reads
+// as ('l' for 'I'), or '[' for an opening bracket. An invalid byte is
+// U+FFFD.
 func normalised(s string) string {
 	inv := classSet(invisible)
 	var b strings.Builder
@@ -131,6 +165,10 @@ func normalised(s string) string {
 			b.WriteByte(' ')
 			continue
 		case unicode.Is(unicode.M, r) || inv.has(r):
+			continue
+		}
+		if f, ok := spelledForms()[r]; ok {
+			b.WriteString(normalised(f))
 			continue
 		}
 		if base, ok := baseForm(r); ok && readAs(r) == r {
@@ -188,8 +226,30 @@ func TestQuoteNormalised(t *testing.T) {
 		{"[re called", false},
 		{"[re¨called", false},
 		{"[ recalling", false},
+		// A character read as several (NFKD), letters among them (lock53;
+		// render-v9): "[re㎈led" reads "[recalled", "Ⅱ" "II", "⑪" "11".
+		{"[re㎈led", true},
+		{"[recaⅡed", true},
+		{"[reca⑪ed", true},
+		{"[recalle㏈", true}, // "[recalledB"
+		{"[re㎈​led", true},
+		{"[rec㎈led", false}, // "[reccalled"
+		{"[re㏄lled", false},
+		// A parenthesized letter reads with both its brackets: "(r)ecalled"
+		// is no marker, nor "[(r)ecalled".
 		{"⒭ecalled", false},
-		{"[re㎈led", false}, // one character for three letters: not read (a known limit)
+		{"[⒭ecalled", false},
+		{"(🄡🄔🄒🄐🄛🄛🄔🄓", false},
+		// Full-width and mathematical letters and brackets (baseForm).
+		{"［ｒｅｃａｌｌｅｄ］", true},
+		{"［𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝", true},
+		{"(𝔯𝔢𝔠𝔞𝔩𝔩𝔢𝔡", true},
+		{"[𝕣𝕖𝕔𝕒𝕝𝕝𝕖𝕕", true},
+		{"[𝚛𝚎𝚌𝚊𝚕𝚕𝚎𝚍", true},
+		{"[𝖗𝖊𝖈𝖆𝖑𝖑𝖊𝖉", true},
+		{"[ʳᵉᶜᵃˡˡᵉᵈ", true},
+		{"[🄡🄴🄲🄰🄻🄻🄴🄳", false},
+		{"𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝", false},
 	} {
 		got := quote(tc.in)
 		if (got != tc.in) != tc.quoted {
@@ -213,8 +273,9 @@ func TestQuoteAgreesWithNormalised(t *testing.T) {
 }
 
 // TestBaseFormsInCompatRanges: every character whose baseForm is a letter
-// of MarkerWord, a bracket or a space lies in compatRanges, where the sets
-// are built from.
+// of MarkerWord, a bracket or a space, or whose spelledForm holds such a
+// letter and no bracket (spelledForms), lies in compatRanges, where the sets are built
+// from.
 func TestBaseFormsInCompatRanges(t *testing.T) {
 	in := func(r rune) bool {
 		for _, rg := range compatRanges {
@@ -225,8 +286,19 @@ func TestBaseFormsInCompatRanges(t *testing.T) {
 		return false
 	}
 	for r := rune(0); r <= unicode.MaxRune; r++ {
+		if in(r) {
+			continue
+		}
+		letter, bracket := false, false
+		for _, c := range spelledForm(r) {
+			letter = letter || strings.ContainsRune(MarkerWord, readAs(c))
+			bracket = bracket || readAs(c) == '['
+		}
+		if letter && !bracket {
+			t.Errorf("%U %q reads as %q and lies outside compatRanges", r, r, string(spelledForm(r)))
+		}
 		base, ok := baseForm(r)
-		if !ok || in(r) || (readAs(base) == base && base != ' ') {
+		if !ok || (readAs(base) == base && base != ' ') {
 			continue
 		}
 		t.Errorf("%U %q reads as %q and lies outside compatRanges", r, r, base)

@@ -120,6 +120,37 @@ func TestMessage(t *testing.T) {
 		{"\ufe35recalled\ufe36 x", "\ufe35quoted: recalled\ufe36 x"},
 		{"[´recalled] x", "[quoted: ´recalled] x"},
 		{"[re\u00a0called] x", "[re\u00a0called] x"},
+		// A character read as several letters (its NFKD, lock53): "㎈"
+		// is "cal", "Ⅱ" "II", "⑪" "11"; the word may end inside one.
+		{"[re㎈led · thread t] x", "[quoted: re㎈led · thread t] x"},
+		{"[reca\u2161ed] x", "[quoted: reca\u2161ed] x"},
+		{"[reca⑪ed] x", "[quoted: reca⑪ed] x"},
+		{"(recalle㏈ x", "(quoted: recalle㏈ x"},
+		{"[rec㎈led] x", "[rec㎈led] x"},
+		// A parenthesized letter keeps its closing bracket: "(r)ecalled".
+		{"⒭ecalled · thread t x", "⒭ecalled · thread t x"},
+		{"[⒭ecalled x", "[⒭ecalled x"},
+		// Full-width and mathematical forms, of the brackets too.
+		{"［ｒｅｃａｌｌｅｄ］ x", "［quoted: ｒｅｃａｌｌｅｄ］ x"},
+		{"［𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝 x", "［quoted: 𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝 x"},
+		{"[𝔯𝔢𝔠𝔞𝔩𝔩𝔢𝔡 x", "[quoted: 𝔯𝔢𝔠𝔞𝔩𝔩𝔢𝔡 x"},
+		{"(𝕣𝕖𝕔𝕒𝕝𝕝𝕖𝕕 x", "(quoted: 𝕣𝕖𝕔𝕒𝕝𝕝𝕖𝕕 x"},
+		{"[𝚛𝚎𝚌𝚊𝚕𝚕𝚎𝚍 x", "[quoted: 𝚛𝚎𝚌𝚊𝚕𝚕𝚎𝚍 x"},
+		{"[ʳᵉᶜᵃˡˡᵉᵈ x", "[quoted: ʳᵉᶜᵃˡˡᵉᵈ x"},
+		{"𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝 x", "𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝 x"},
+		// More bracket shapes (lock53): white, double and flattened
+		// parentheses and the full-width white one, tortoise shells,
+		// the pieces of the tall brackets.
+		{"｟recalled x", "｟quoted: recalled x"},
+		{"⦅recalled x", "⦅quoted: recalled x"},
+		{"⸨recalled x", "⸨quoted: recalled x"},
+		{"⟮recalled x", "⟮quoted: recalled x"},
+		{"⦗recalled x", "⦗quoted: recalled x"},
+		{"⟬recalled x", "⟬quoted: recalled x"},
+		{"❲recalled x", "❲quoted: recalled x"},
+		{"⎡recalled x", "⎡quoted: recalled x"},
+		{"⎛recalled x", "⎛quoted: recalled x"},
+		{"{recalled} 〈recalled〉 x", "{recalled} 〈recalled〉 x"},
 	}
 	for _, tc := range tests {
 		if got := render.Message(tc.in); got != tc.want {
