@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/mnemo-go/mnemo/recall"
 )
 
 // This file keeps the last write that the disk refused for lack of room,
@@ -12,9 +14,15 @@ import (
 // kept: /healthz said ok while every append was refused.
 
 // spaceState is the last write refused for lack of room, until a write
-// commits.
+// commits, and the lexical index in use, whose own writes to its disk may
+// be refused while mnemo.db still takes the appends (index_space.go).
 type spaceState struct {
 	last atomic.Pointer[spaceRefusal]
+	// index is the drainer's batch the lexical index refused for lack of
+	// room, until a write of the index succeeds or a write transaction
+	// commits after one refused (the disk has room again).
+	index atomic.Pointer[spaceRefusal]
+	lex   atomic.Pointer[recall.Lexical]
 }
 
 // spaceRefusal is a write refused for lack of room: when, and its error.
@@ -28,7 +36,10 @@ type spaceRefusal struct {
 // the one kept.
 func (e *Engine) wrote(err error) error {
 	if err == nil {
-		e.space.last.Store(nil)
+		if e.space.last.Swap(nil) != nil {
+			e.space.index.Store(nil)
+			e.roomAgain() // index_space.go
+		}
 		return nil
 	}
 	return e.writeFailed(err)
@@ -64,11 +75,18 @@ func (e *Engine) wroteWorking(committed bool, err error) error {
 // latest word on it: it names when (UTC) and the refusal's error, which names
 // the disk and no stored data. Nil before any such refusal and from the
 // next write transaction that commits (the disk has room again, or at
-// least room for that write). Kept in memory only: another process's
+// least room for that write). It is also set when the lexical index
+// refused a batch of the outbox drainer's for lack of room (SQLite may
+// still take the appends: the drainer then stops and the messages stay
+// owed), until a write of the index succeeds (scorch retries every 250
+// ms) or a write transaction commits after one refused. Kept in memory only: another process's
 // writes (mnemo ingest beside the server) neither set nor clear it.
 // Cheap: no I/O.
 func (e *Engine) DiskFull() error {
 	r := e.space.last.Load()
+	if r == nil {
+		r = e.space.index.Load()
+	}
 	if r == nil {
 		return nil
 	}

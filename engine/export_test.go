@@ -320,3 +320,9 @@ func SetVacuumedHook(f func()) (restore func()) {
 	vacuumedHook = f
 	return func() { vacuumedHook = nil }
 }
+
+// LexicalCount returns how many documents the open lexical index holds,
+// those only in memory included (recall.Lexical.Count).
+func LexicalCount(e *Engine) (uint64, error) {
+	return e.idx.index().Lexical().Count()
+}

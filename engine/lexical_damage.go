@@ -185,6 +185,7 @@ func (e *Engine) newIndex(lex *recall.Lexical) (*recall.Index, error) {
 		return nil, err
 	}
 	lex.OnDamage(e.lexicalDamaged)
+	e.watchIndexSpace(lex) // index_space.go
 	return ix, nil
 }
 

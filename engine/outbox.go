@@ -77,6 +77,8 @@ func (e *Engine) runOutbox() {
 		select {
 		case <-e.drainStop:
 			return
+		case <-e.idx.room:
+			e.retryOwed(e.drainBg) // index_space.go
 		case <-e.idx.kick:
 			// Let a burst of appends accumulate: one bleve batch and one
 			// SQLite transaction for many messages (measured: ingest
@@ -138,6 +140,13 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 			return 0, err
 		}
 		err := e.recoverIfDamaged(ctx) // lexical_damage.go
+		if err == nil {
+			// An index that cannot write for lack of room stops the
+			// drain: the rows stay owed (not read, embedded, given to
+			// bleve's memory and deferred, batch after batch) until a
+			// write of it succeeds (roomAgain).
+			err = e.indexRefused() // index_space.go
+		}
 		var rows []msgstore.OutboxRow
 		if err == nil {
 			rows, err = e.dueOutbox(ctx)
@@ -279,7 +288,7 @@ func (e *Engine) removeRows(ctx context.Context, ix *recall.Index, dels []msgsto
 	}
 	// The rows' resources: their shard snapshots are deleted too.
 	if err := ix.Remove(ctx, ids, resources...); err != nil {
-		return nil, e.deferRows(ctx, dels, err)
+		return nil, e.lexicalFailed(ctx, dels, err)
 	}
 	stored, err := e.ms.StoredIDs(ctx, ids)
 	if err != nil {
@@ -329,7 +338,7 @@ func (e *Engine) indexRows(ctx context.Context, ix *recall.Index, rows []msgstor
 	case err != nil:
 		return fmt.Errorf("engine: %w", err)
 	case out.Lexical != nil:
-		return e.deferRows(ctx, rows, out.Lexical)
+		return e.lexicalFailed(ctx, rows, out.Lexical)
 	case out.EmbedErr != nil:
 		return e.embedFailed(ctx, rows, out.Owed, out.EmbedErr)
 	}
@@ -378,6 +387,20 @@ func (g guardedVectors) PutVectors(ctx context.Context, embedder string, dims in
 		sources[i] = g.sources[id]
 	}
 	return g.StoreVectors(ctx, msgstore.NewVectors{Embedder: embedder, Dims: dims, IDs: ids, Vectors: vecs, Sources: sources}, nil)
+}
+
+// lexicalFailed records the lexical index's refusal cause of rows: they
+// are deferred (deferRows). A refusal for lack of room is also returned
+// (indexNoRoom), which ends the drain: the later batches would be refused
+// too.
+func (e *Engine) lexicalFailed(ctx context.Context, rows []msgstore.OutboxRow, cause error) error {
+	if err := e.deferRows(ctx, rows, cause); err != nil {
+		return err
+	}
+	if recall.NoSpace(cause) {
+		return e.indexNoRoom(cause) // index_space.go
+	}
+	return nil
 }
 
 // embedFailed records the embedder's failure embedErr (matching

@@ -53,6 +53,7 @@ type indexState struct {
 	reopen atomic.Pointer[func() error]
 
 	kick    chan struct{} // wakes the drainer; buffered 1
+	room    chan struct{} // a write succeeded after a refusal for lack of room (roomAgain); buffered 1, nil on Postgres
 	drainMu drainLock     // one drain at a time (drainlock.go)
 	fresh   freshRows     // appended rows for the drainer (fresh.go)
 	// beforeRead, when set (tests only: SetBeforeIndexRead), runs in the
@@ -146,6 +147,7 @@ func (e *Engine) openIndexes(ctx context.Context) error {
 		return e.openPostgresIndexes(ctx) // postgres.go
 	}
 	e.idx.kick = make(chan struct{}, 1)
+	e.idx.room = make(chan struct{}, 1)
 	path := filepath.Join(e.dir, LexicalDir)
 	lex, err := recall.OpenLexical(path)
 	if errors.Is(err, recall.ErrCorrupt) {
@@ -373,6 +375,9 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 		return e.syncPostgres(ctx) // outbox_postgres.go
 	}
 	_, err := e.drainOutbox(ctx, nil)
+	if noRoom := (*indexNoRoomError)(nil); errors.As(err, &noRoom) {
+		return err // DiskFull follows the index's own state (index_space.go)
+	}
 	return e.writeFailed(err) // disk_space.go
 }
 

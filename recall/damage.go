@@ -44,6 +44,50 @@ func init() {
 	// scorch reads its registry at open; it must be filled before any
 	// index opens, hence init (see scorch.RegistryAsyncErrorCallbacks).
 	scorch.RegistryAsyncErrorCallbacks[asyncErrorCallback] = onAsyncError
+	scorch.RegistryEventCallbacks[eventCallback] = onEvent
+}
+
+// eventCallback is the name under which onEvent is registered with
+// scorch; OpenLexical passes it in the index config. An index's
+// index_meta.json keeps it; a build that registers no such name (one
+// before it) opens the index with no event callback, as before.
+const eventCallback = "mnemo-recall-events"
+
+// persisters maps the scorch index of an open Lexical to it, so that
+// onEvent (which knows only the *scorch.Scorch) reaches it.
+var persisters sync.Map // *scorch.Scorch -> *Lexical
+
+// onEvent receives scorch's events: a persist that succeeded ends a
+// refusal for lack of room (persist.go, Refused). It returns true, which
+// lets scorch go on with what the event asks (a merge, a purge of old
+// files).
+func onEvent(ev scorch.Event) bool {
+	if ev.Kind == scorch.EventKindPersisterProgress {
+		if v, ok := persisters.Load(ev.Scorch); ok {
+			v.(*Lexical).persisted()
+		}
+	}
+	return true
+}
+
+// registerPersister makes onEvent reach l through idx's scorch index.
+func (l *Lexical) registerPersister(idx bleve.Index) {
+	if s := scorchOf(idx); s != nil {
+		persisters.Store(s, l)
+	}
+}
+
+// scorchOf returns idx's scorch index; nil when it has none.
+func scorchOf(idx bleve.Index) *scorch.Scorch {
+	if idx == nil {
+		return nil
+	}
+	a, err := idx.Advanced()
+	if err != nil {
+		return nil
+	}
+	s, _ := a.(*scorch.Scorch)
+	return s
 }
 
 // onAsyncError receives the errors of scorch's merger, persister and
@@ -79,6 +123,7 @@ func onAsyncError(err error, path string) {
 func lexicalConfig() map[string]any {
 	return map[string]any{
 		"asyncErrorCallbackName": asyncErrorCallback,
+		"eventCallbackName":      eventCallback,
 		// bolt's file lock on root.bolt waits forever by default; another
 		// process holding the index must fail the open instead.
 		"bolt_timeout":           BoltTimeout.String(),
@@ -216,6 +261,9 @@ func (l *Lexical) register() {
 func (l *Lexical) unregister() {
 	if l.path != "" {
 		lexicals.CompareAndDelete(storePath(l.path), l)
+	}
+	if s := scorchOf(l.idx); s != nil {
+		persisters.CompareAndDelete(s, l)
 	}
 }
 

@@ -114,6 +114,7 @@ func OpenLexical(path string) (*Lexical, error) {
 		return nil, derr
 	}
 	l.idx = idx
+	l.registerPersister(idx) // damage.go
 	l.analyzer = idx.Mapping().AnalyzerNamed(AnalyzerName)
 	return l, nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -31,11 +32,17 @@ import (
 // writes it once there is room.
 
 // persistState tells the batches waiting for scorch's persister that a
-// persist failed for lack of room. The zero value is ready.
+// persist failed for lack of room, and keeps that refusal until a persist
+// succeeds (Refused). The zero value is ready.
 type persistState struct {
 	mu     sync.Mutex
 	failed chan struct{} // closed (and dropped) by the next failure; nil: none watched
 	err    error         // the last failure
+	// refused is the last failure while no persist has succeeded since;
+	// refusedAt is when the first of them came.
+	refused   error
+	refusedAt time.Time
+	room      atomic.Pointer[func()] // OnRoom's function
 }
 
 // watch returns a channel closed by the next failure.
@@ -53,10 +60,24 @@ func (p *persistState) fail(err error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.err = err
+	if p.refused == nil {
+		p.refusedAt = time.Now()
+	}
+	p.refused = err
 	if p.failed != nil {
 		close(p.failed)
 		p.failed = nil
 	}
+}
+
+// succeeded records a persist that succeeded: it clears the refusal and
+// reports whether there was one.
+func (p *persistState) succeeded() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	was := p.refused != nil
+	p.refused, p.refusedAt = nil, time.Time{}
+	return was
 }
 
 // lastErr is the last failure.
@@ -131,4 +152,40 @@ func (l *Lexical) persistNew(idx bleve.Index) error {
 		return err
 	}
 	return l.waitPersisted(persisted, failed)
+}
+
+// Refused returns the last write of the index to its disk that was
+// refused for lack of room (an error matching NoSpace) and when the first
+// refusal since the last write that succeeded came, while no write has
+// succeeded since; a zero time and nil otherwise (also for an index in
+// memory). While it is set scorch keeps what it could not write in memory
+// and tries again every noSpaceRetryPause (250 ms); the first try that
+// succeeds clears it (OnRoom). Cheap: no I/O.
+func (l *Lexical) Refused() (time.Time, error) {
+	l.persist.mu.Lock()
+	defer l.persist.mu.Unlock()
+	return l.persist.refusedAt, l.persist.refused
+}
+
+// OnRoom makes l call fn each time a write of the index to its disk
+// succeeds after one was refused for lack of room (Refused turns nil):
+// the disk has room again. fn runs in scorch's persister goroutine and
+// must not block. A later call replaces fn (nil: none).
+func (l *Lexical) OnRoom(fn func()) {
+	if fn == nil {
+		l.persist.room.Store(nil)
+		return
+	}
+	l.persist.room.Store(&fn)
+}
+
+// persisted is scorch's report of a persist that succeeded
+// (onEvent): a refusal kept ends, and OnRoom's function is called.
+func (l *Lexical) persisted() {
+	if !l.persist.succeeded() {
+		return
+	}
+	if fn := l.persist.room.Load(); fn != nil {
+		(*fn)()
+	}
 }

@@ -151,9 +151,11 @@ const NoSpaceDetail = "the server's disk is full: the write was refused and roll
 	"send it again once the server's operator has freed space (the server log names the disk)"
 
 // DiskFullDetail is GET /healthz's reason while the last write found the
-// disk full (engine.DiskFull): it names no data and no path (the server
-// log names the disk).
-const DiskFullDetail = "the server's disk is full: the last write was refused for lack of disk space (507, nothing of it stored); " +
+// disk full (engine.DiskFull: a request's write, or the search index's
+// own, while mnemo.db may still take the appends): it names no data and no
+// path (the server log names the disk).
+const DiskFullDetail = "the server's disk is full: the last write was refused for lack of disk space (a request's write answers 507, nothing of it stored; " +
+	"the search index's own writes wait, and the messages they owe are searched once there is room); " +
 	"reads and searches answer. Free space on the disk holding the data (the server log names it); the next write that succeeds clears this"
 
 // WriteBusyDetail is the detail of the database-busy problem

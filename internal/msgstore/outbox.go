@@ -122,6 +122,21 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 	})
 }
 
+// ExpediteOutbox makes the rows other than embed rows (index and delete
+// rows: their failure was the lexical index's) whose retry is due after
+// now due at now, their attempts unchanged, and returns how many it
+// changed: the engine's drainer calls it once a write succeeds after one
+// refused for lack of room, so that the rows deferred on the full disk
+// are not left waiting out their backoff (up to 5 minutes).
+func (s *Store) ExpediteOutbox(ctx context.Context, now time.Time) (int64, error) {
+	res, err := s.conn.ExecContext(ctx, `UPDATE outbox SET not_before = ? WHERE op <> ? AND not_before > ?`,
+		now.UnixMilli(), OpEmbed, now.UnixMilli())
+	if err != nil {
+		return 0, fmt.Errorf("expedite outbox: %w", err)
+	}
+	return res.RowsAffected()
+}
+
 // The statements of PendingIndex and Pending, one of which every search
 // runs (PendingIndex's args: resource id, OpIndex; Pending's: resource id
 // twice). Both read only outbox_by_resource (schema migration 12 on
