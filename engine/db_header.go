@@ -45,29 +45,33 @@ const (
 // by a full disk say) is answered as a file of 0 bytes is
 // (emptyRefusal, with mustExist: Config.MustExist): a writing command
 // writes the schema into it. A file of 0 bytes is emptyDatabase's, a
-// missing one Open's. When the write-ahead log holds frames the file
-// alone is not the database (its pages may all be in the log): SQLite
-// and the migration (store.ErrNoSchema) judge it. Nothing is written to
-// the file.
+// missing one Open's. When the file says schema version 0 (or is shorter
+// than page 1's headers) and the write-ahead log holds frames, page 1 is
+// the log's, as SQLite reads it (walPage1): another program's database
+// whose tables are still only in its log was migrated (fix52); a log
+// without page 1 leaves SQLite and the migration (store.ErrNoSchema) to
+// judge it. Nothing is written to the file or the log.
 func databaseHeader(dir string, mustExist bool) error {
 	path := filepath.Join(dir, DatabaseFile)
-	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
-		return nil
-	}
-	f, err := os.Open(path)
+	head, n, err := readHeader(path)
 	if err != nil {
 		return nil // missing: Open's; unreadable: SQLite says why
 	}
-	defer f.Close()
-	head := make([]byte, schemaHeaderEnd)
-	n, err := io.ReadFull(f, head)
+	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
+		if n == schemaHeaderEnd && binary.BigEndian.Uint32(head[userVersionOffset:userVersionEndByte]) != 0 {
+			return nil // mnemo's header (a foreign one at another version: the migration's)
+		}
+		page, ok, err := store.WALPage(path, 1)
+		if err != nil || !ok || len(page) < schemaHeaderEnd {
+			return nil // SQLite and the migration judge it
+		}
+		head, n = page[:schemaHeaderEnd], schemaHeaderEnd
+	}
 	switch {
 	case n == 0:
 		return nil // emptyDatabase's
-	case n < sqliteHeaderSize && errors.Is(err, io.ErrUnexpectedEOF):
+	case n < sqliteHeaderSize:
 		return fmt.Errorf("%w: %s has %d %s, fewer than the %d of a SQLite database's header: it holds no database", ErrDatabaseEmpty, path, n, plural(n, "byte"), sqliteHeaderSize)
-	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
-		return nil // unreadable: SQLite says why
 	}
 	if string(head[:16]) != "SQLite format 3\x00" {
 		return nil // SQLite refuses it (SQLITE_NOTADB): ErrDatabaseCorrupt
@@ -80,6 +84,23 @@ func databaseHeader(dir string, mustExist bool) error {
 		return fmt.Errorf("%w: %s is a SQLite database at schema version 0, not one mnemo wrote (it writes version %d): nothing was written to it", ErrNoSchema, path, store.SchemaVersion)
 	}
 	return nil
+}
+
+// readHeader reads the first schemaHeaderEnd bytes of the file at path:
+// them, how many it holds (fewer for a shorter file), and the error of
+// opening it or of reading it other than its end.
+func readHeader(path string) ([]byte, int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer f.Close()
+	head := make([]byte, schemaHeaderEnd)
+	n, err := io.ReadFull(f, head)
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return nil, 0, err
+	}
+	return head, n, nil
 }
 
 func plural(n int, word string) string {

@@ -35,6 +35,12 @@ func TestForeignDatabaseRefused(t *testing.T) {
 			removeAll(t, filepath.Dir(path))
 			execSQL(t, path, "CREATE TABLE notes (body TEXT)", "INSERT INTO notes VALUES ('mine')")
 		}, "is a SQLite database at schema version 0, not one mnemo wrote"},
+		// Its tables still only in its write-ahead log (another program
+		// killed before a checkpoint): fix52 found it migrated.
+		{"OtherProgramWAL", func(t *testing.T, path string) {
+			removeAll(t, filepath.Dir(path))
+			unflushedWAL(t, path, "CREATE TABLE notes (body TEXT)", "INSERT INTO notes VALUES ('mine')")
+		}, "is a SQLite database at schema version 0, not one mnemo wrote"},
 		{"TablesDropped", func(t *testing.T, path string) {
 			execSQL(t, path, "PRAGMA foreign_keys = OFF", dropAllTables(t, path))
 		}, "without its threads table"},
@@ -47,13 +53,16 @@ func TestForeignDatabaseRefused(t *testing.T) {
 				}
 				path := filepath.Join(dir, engine.DatabaseFile)
 				tc.make(t, path)
-				before := readFile(t, path)
+				before, beforeWAL := readFile(t, path), readIfAny(path+"-wal")
 				code, out, errOut := run(t, env, append([]string{"--dir", dir}, args...)...)
 				if code != 1 || !strings.Contains(errOut, tc.want) || !strings.Contains(errOut, "What to do:") {
 					t.Errorf("mnemo %q: exit %d, %q %q; want exit 1 saying %q and what to do", args, code, out, errOut, tc.want)
 				}
 				if after := readFile(t, path); !bytes.Equal(after, before) {
 					t.Errorf("mnemo %q: mnemo.db was written: %d bytes, was %d", args, len(after), len(before))
+				}
+				if after := readIfAny(path + "-wal"); !bytes.Equal(after, beforeWAL) {
+					t.Errorf("mnemo %q: mnemo.db-wal was written: %d bytes, was %d", args, len(after), len(beforeWAL))
 				}
 			}
 		})
@@ -89,6 +98,37 @@ func TestForeignDatabaseBackup(t *testing.T) {
 			}
 		})
 	}
+}
+
+// unflushedWAL makes path a WAL-mode SQLite database whose stmts are in
+// its write-ahead log only, as another program killed before a checkpoint
+// leaves it: the files are copied while the connection that wrote them is
+// open (closing it would checkpoint the log into the file).
+func unflushedWAL(t *testing.T, path string, stmts ...string) {
+	t.Helper()
+	src := filepath.Join(t.TempDir(), "other.db")
+	db, err := sql.Open("sqlite", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	for _, s := range append([]string{"PRAGMA journal_mode = WAL", "PRAGMA wal_autocheckpoint = 0"}, stmts...) {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	writeFile(t, path, string(readFile(t, src)))
+	writeFile(t, path+"-wal", string(readFile(t, src+"-wal")))
+	if len(readFile(t, path+"-wal")) == 0 {
+		t.Fatal("the write-ahead log is empty")
+	}
+}
+
+// readIfAny is the file at path's contents, nil when it cannot be read.
+func readIfAny(path string) []byte {
+	b, _ := os.ReadFile(path)
+	return b
 }
 
 func cutTo(t *testing.T, path string, n int) {
