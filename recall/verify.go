@@ -3,6 +3,7 @@ package recall
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -136,6 +137,9 @@ func segmentChecksumOK(path string) (bool, error) {
 // listed. The bolt file is opened read-only and closed before returning.
 func snapshotSegmentFiles(path string) ([]string, error) {
 	store := filepath.Join(path, "store")
+	if err := checkBoltSize(filepath.Join(store, "root.bolt")); err != nil && !errors.Is(err, os.ErrNotExist) { // boltsize.go
+		return nil, err
+	}
 	db, err := bolt.Open(filepath.Join(store, "root.bolt"), 0o600, &bolt.Options{ReadOnly: true, Timeout: BoltTimeout})
 	if err != nil {
 		return nil, err
