@@ -12,8 +12,16 @@ var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", 
 
 // fileRules recognise credentials by the layout of the files that hold
 // them, where no assignment shows the value: a YAML block sequence or
-// block scalar under a credential name, a .netrc entry.
+// block scalar under a credential name (also with its line breaks
+// escaped, yamlEscapedRule), a .netrc entry.
 func fileRules() []Rule {
+	return append(yamlRules(), yamlEscapedRule(), netrcRule())
+}
+
+// yamlRules recognise a credential in YAML: a block sequence, a block
+// scalar or a plain scalar under a credential key, a Kubernetes env
+// entry's value.
+func yamlRules() []Rule {
 	return []Rule{
 		// YAML 1.2.2 §8.2.1 "Block Sequences": a key holding a credential
 		// name (db_password, "secrets") alone on its line but for its
@@ -67,10 +75,18 @@ func fileRules() []Rule {
 		// DB_PASSWORD: a map's keys have no order, and a generator may
 		// sort them): the value, on its line or on the indented lines
 		// under it, then the name at the same column (yamlValueNamed).
+		// Every match holds "value", a rarer word than the credential
+		// names.
 		{Name: "yaml-value-named",
 			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[ \t]*(?:(?:[|>#!][^\r\n]*)?\r?\n(?:(?:[ \t]*\r?\n)*[ \t]+[^\s-][^\r\n]*\r?\n)*|[^\r\n]+\r?\n)` +
 				`[ \t]*` + yamlNameKey + `(?:\r?\n|\z)`),
-			Triggers: credentialTriggers, rewrite: yamlValueNamed, may: mayNamedValue},
+			Triggers: []string{"value"}, rewrite: yamlValueNamed, may: mayNamedValue},
+	}
+}
+
+// netrcRule recognises a .netrc entry's password.
+func netrcRule() Rule {
+	return Rule{
 		// .netrc (GNU Inetutils manual, "The .netrc file"; curl's
 		// "netrc"): tokens apart by blanks or line breaks, "machine NAME"
 		// or "default", then login, account, port and password in any
@@ -81,10 +97,10 @@ func fileRules() []Rule {
 		// after it (keywords are lowercase, so prose seldom holds the run:
 		// "machine x login y password z"); a quoted password ("…") keeps
 		// its quotes.
-		{Name: "netrc",
-			Pattern: mustRe(`(?P<keep>(?:\bmachine\s+\S+|` + netrcDefault + `)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)` +
-				`|(?P<keep>(?:\bmachine\s+\S+|` + netrcDefault + `)\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)(?P<after>\s+(?:login|account)\s)`),
-			Replacement: "${keep}${q}" + RedactionMark + "${q}${after}", Triggers: []string{"password"}, may: mayNetrc},
+		Name: "netrc",
+		Pattern: mustRe(`(?P<keep>(?:\bmachine\s+\S+|` + netrcDefault + `)(?:\s+(?:login|account|port)\s+\S+)+\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)` +
+			`|(?P<keep>(?:\bmachine\s+\S+|` + netrcDefault + `)\s+password\s+)(?:(?P<q>")[^"\r\n]*"|` + bareByte + `+)(?P<after>\s+(?:login|account)\s)`),
+		Replacement: "${keep}${q}" + RedactionMark + "${q}${after}", Triggers: []string{"password"}, may: mayNetrc,
 	}
 }
 

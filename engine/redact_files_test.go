@@ -171,6 +171,31 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 	})
 }
 
+// TestRedactYAMLEscaped: YAML with its line breaks escaped (\n, \r\n as
+// text) in text that is no JSON document, as a log line quotes a config,
+// loses what the YAML rules take from it (yaml53). Before, a block
+// scalar, a list or a plain scalar under a credential key there was
+// stored in clear (only a JSON document's strings were decoded), and
+// password: |\r\n lost its header to the assignment rule, its value kept.
+func TestRedactYAMLEscaped(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"block-in-quotes", `log: "password: |\n  hunter2secret\n"`, `log: "password: |\n  ` + m + `\n"`},
+		{"folded-after-equals", `config=client_secret: >-\n    hunter2secret\nuser: bob`, `config=client_secret: >-\n    ` + m + `\nuser: bob`},
+		{"list-in-quotes", `log: "tokens:\n  - hunter2secret\n"`, `log: "tokens:\n  - ` + m + `\n"`},
+		{"plain-in-quotes", `log: "password:\n  hunter2secret\n"`, `log: "password:\n  ` + m + `\n"`},
+		{"indented-key-closing-quote", `log: "  password: |\n    hunter2secret\n  next: 1" user=bob`, `log: "  password: |\n    ` + m + `\n  next: 1" user=bob`},
+		{"crlf-after-blank", `INFO config: password: |\r\n  hunter2secret\r\nuser: bob`, `INFO config: password: |\r\n  ` + m + `\r\nuser: bob`},
+		{"nested-single-quotes", "msg='db:\\n  password: |\\n    hunter2secret\\n  user: bob\\n' rest", "msg='db:\\n  password: |\\n    " + m + "\\n  user: bob\\n' rest"},
+		{"env-entry", `log: "env:\n  - value: hunter2secret\n    name: DB_PASSWORD\n"`, `log: "env:\n  - value: ` + m + `\n    name: DB_PASSWORD\n"`},
+		{"among-lines", "a\n log: \"password: |\\n  hunter2secret\\n\"\nb", "a\n log: \"password: |\\n  " + m + "\\n\"\nb"},
+		{"reference-kept", `log: "password: |\n  ${DB_PASSWORD}\n"`, `log: "password: |\n  ${DB_PASSWORD}\n"`},
+		{"other-key-kept", `log: "description: |\n  the token expires\n"`, `log: "description: |\n  the token expires\n"`},
+		{"nested-key-kept", `log: "credentials:\n  user: bob\n"`, `log: "credentials:\n  user: bob\n"`},
+		{"escaped-backslash-kept", `path: "C:\\new\\tokens:\\n"`, `path: "C:\\new\\tokens:\\n"`},
+	})
+}
+
 // TestRedactYAMLListProse: prose that introduces a Markdown list with a
 // credential word keeps its items (rev47). Before, the list rule took any
 // "password:" before a line break for a YAML key, and "To reset your

@@ -97,6 +97,8 @@ var secretCases = []struct{ name, text, secret string }{
 	{"export-quoted", "export MYSQL_ROOT_PASSWORD='correct horse battery staple'", "correct horse battery staple"},
 	{"yaml", "database:\n  password: Zx9!qW3#rT\n", "Zx9!qW3#rT"},
 	{"yaml-env-value-first", "env:\n  - value: hunter2secret\n    name: DB_PASSWORD\n", "hunter2secret"},
+	{"yaml-escaped-block", `log: "password: |\n  hunter2secret\n"`, "hunter2secret"},
+	{"yaml-escaped-list", `log: "tokens:\n  - hunter2secret\n"`, "hunter2secret"},
 	{"yaml-list-block-item", "passwords:\n  - |\n    hunter2secret\n", "hunter2secret"},
 	{"json-api-key", `{"api_key": "abc def ghi 123"}`, "abc def ghi 123"},
 	{"json-escaped-quote", `{"password":"pa\"ss word"}`, `pa\"ss word`},
@@ -199,6 +201,8 @@ var benignCases = []string{
 	"credentials:\n  user: bob",
 	"passwords:\n  - |\n  user: bob",
 	"- value: 8080\n  name: PORT",
+	`log: "description: |\n  the token expires\n"`,
+	`config=client_secret: >-\n    ${CLIENT_SECRET}\nuser: bob`,
 	"https://x.io/search?q=passing+grades&page=2",
 	"Authorization: {{ .Values.token }} is set in 2024",
 }

@@ -50,7 +50,11 @@ var yamlProperties = regexp.MustCompile(`^(?:[&!]\S*(?:[ \t]+|$)){1,2}`)
 // yamlBlockHeader is a block scalar's header (YAML 1.2.2 §8.1.1): a tag,
 // '|' or '>', an indentation and a chomping indicator, and a comment. It
 // is no value: the value is on the lines under it (yaml-credential-block).
-var yamlBlockHeader = regexp.MustCompile(`^(?:!\S*[ \t]+)?[|>][1-9+-]{0,2}(?:[ \t]+#.*)?$`)
+// The escaped line break after it (\r\n, \n as text) may end it, as the
+// assignment rule's value before such a break takes it (password:
+// |\r\n  … in a log line: yaml53 found it stored password: [REDACTED]
+// with the value under it kept).
+var yamlBlockHeader = regexp.MustCompile(`^(?:!\S*[ \t]+)?[|>][1-9+-]{0,2}(?:[ \t]+#.*)?(?:\\r\\n|\\[nr])?$`)
 
 // yamlHeading reports whether line, the key line of a block sequence,
 // reads as a prose heading rather than a YAML key: one word with a capital

@@ -1,0 +1,158 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// yamlEscapedRule finds YAML written with its line breaks escaped (\n, \r
+// as two characters) inside text that is no JSON document: a log line
+// quoting a config (log: "password: |\n  hunter2\n"), a key=value field
+// (config=client_secret: >-\n    abc\nuser: bob). The YAML rules want
+// real line breaks; before (yaml53), such a block scalar, list or plain
+// scalar under a credential key was stored in clear (a JSON document's
+// strings are decoded, so only text that is no JSON missed them). Each
+// line holding an escaped break is read as YAML (yamlEscaped). Its
+// triggers are the escapes (every match holds one; the YAML rules then
+// want a credential name): credentialTriggers, frequent words, cost
+// ordinary text a scan of their groups per rule.
+func yamlEscapedRule() Rule {
+	return Rule{Name: "yaml-escaped", Pattern: mustRe(`(?m)^[^\r\n]*\\[nr][^\r\n]*`),
+		Triggers: []string{`\n`, `\r`}, rewrite: yamlEscaped, may: mayEscapedYAML}
+}
+
+// yamlViewRules are the YAML rules yamlEscaped applies to a line's
+// escaped YAML, compiled once.
+var yamlViewRules = sync.OnceValue(yamlRules)
+
+// yamlEscaped redacts line, a line holding escaped line breaks, as YAML:
+// from the key that ends the text before its first escaped break (after
+// an opening quote, '=' or a blank: log: "password: |\n…) or from that
+// break, to the quote that closes the string (or the line's end), the
+// escaped breaks become real ones, the YAML rules run, and the breaks are
+// escaped again; every other byte stays.
+func yamlEscaped(line string) string {
+	b := firstEscapedBreak(line)
+	if b < 0 {
+		return line
+	}
+	start := b
+	if m := escapedKey.FindStringSubmatchIndex(line[:b]); m != nil {
+		start = m[2]
+		if start < 0 {
+			start = m[4]
+		}
+	}
+	end := len(line)
+	if q := quoteBefore(line, start); q != 0 {
+		end = closingQuote(line, b, q)
+	}
+	view := unescapeBreaks(line[start:end])
+	out := view
+	for _, r := range yamlViewRules() {
+		out = r.apply(out, nil)
+	}
+	if out == view {
+		return line
+	}
+	return line[:start] + escapeBreaks(out) + line[end:]
+}
+
+// escapedKey is a YAML key left empty on its line, or with a block
+// scalar's header, at the end of the text before an escaped break: after
+// the text's start, a quote, '=', '`', '(', ',', ';' or '[' (group 1, its
+// indentation with it), or after a blank (group 2).
+var escapedKey = regexp.MustCompile(`(?:(?:^|["'=` + "`" + `(,;\[])(` + `[ \t]*` + escapedKeyBody + `)|[ \t](` + escapedKeyBody + `))$`)
+
+// escapedKeyBody is a key as yamlKeyStart and yamlKeyEnd frame it, then a
+// tag, a block header and a comment, each optional.
+const escapedKeyBody = `(?:(?:-[ \t]|\{)[ \t]*)*(?:\*\*)?["']?[\w.-]+["']?(?:\*\*)?[ \t]*:(?:\*\*)?[ \t]*(?:![^\s]*[ \t]+)?(?:[|>][1-9+-]{0,2})?[ \t]*(?:#.*)?`
+
+// quoteBefore is the quote that opens the string the key at start is in
+// (a '"' or '\” before it, blanks aside), or 0.
+func quoteBefore(line string, start int) byte {
+	i := start - 1
+	for i >= 0 && (line[i] == ' ' || line[i] == '\t') {
+		i--
+	}
+	if i >= 0 && (line[i] == '"' || line[i] == '\'') {
+		return line[i]
+	}
+	return 0
+}
+
+// closingQuote is the index of the first q in line after from that no
+// backslash escapes, or len(line).
+func closingQuote(line string, from int, q byte) int {
+	for i := from; i < len(line); i++ {
+		switch line[i] {
+		case '\\':
+			i++
+		case q:
+			return i
+		}
+	}
+	return len(line)
+}
+
+// firstEscapedBreak is the index of the first line break in s written as two
+// characters (\n or \r, the backslash not itself escaped), or -1.
+func firstEscapedBreak(s string) int {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '\\' {
+			if s[i+1] == 'n' || s[i+1] == 'r' {
+				return i
+			}
+			i++
+		}
+	}
+	return -1
+}
+
+// unescapeBreaks turns the escaped line breaks of s (\n, \r; an escaped
+// backslash, \\, stays as it is) into real ones. s holds no real line
+// break, so escapeBreaks undoes it exactly.
+func unescapeBreaks(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case 'n':
+				b.WriteByte('\n')
+			case 'r':
+				b.WriteByte('\r')
+			default:
+				b.WriteString(s[i : i+2])
+			}
+			i++
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// escapeBreaks writes the line breaks of s as two characters (\n, \r).
+var escapeBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace
+
+// mayEscapedYAML reports whether s may hold a match of yaml-escaped that
+// the YAML rules change: a colon followed by blanks, then an escaped line
+// break, a comment, or a tag or block header before an escaped break
+// (password:\n, password: |\n, **Password:** >-\n).
+func mayEscapedYAML(s string) bool {
+	if !strings.Contains(s, `\n`) && !strings.Contains(s, `\r`) {
+		return false
+	}
+	return anyAfterColon(s, func(_ int, rest string) bool {
+		rest = strings.TrimLeft(strings.TrimPrefix(rest, "**"), " \t")
+		if strings.HasPrefix(rest, `\n`) || strings.HasPrefix(rest, `\r`) || strings.HasPrefix(rest, "#") {
+			return true
+		}
+		if rest == "" || strings.IndexByte("|>!", rest[0]) < 0 {
+			return false
+		}
+		head := rest[:min(len(rest), 40)]
+		return strings.Contains(head, `\n`) || strings.Contains(head, `\r`)
+	})
+}
