@@ -69,6 +69,11 @@ type Rule struct {
 	// place of Replacement (a rule that replaces several parts of its
 	// match: the items of a YAML list).
 	rewrite func(match string) string
+	// lineMay, when not nil, is a cheap test that a line holding a
+	// trigger of a lineLocal rule may hold a match (prefilter.lines):
+	// line is the line without its line feed, at the offset of its first
+	// trigger of the rule. A line it rejects is not searched.
+	lineMay func(line string, at int) bool
 }
 
 // apply replaces the verified matches of r in s. spans, when not nil,
@@ -209,9 +214,11 @@ func DefaultRedactor() *PatternRedactor {
 type prefilter struct {
 	always bitset // rules that run on every text
 	byLine bitset // rules searched only on the lines holding their triggers (lineLocal)
-	pair   [1 << 16]uint16
-	groups [][]trigger // groups[pair[k]-1]: the triggers starting with k
-	n      int
+	// lineMay[i] is rules[i].lineMay, for a rule of byLine.
+	lineMay []func(line string, at int) bool
+	pair    [1 << 16]uint16
+	groups  [][]trigger // groups[pair[k]-1]: the triggers starting with k
+	n       int
 }
 
 type trigger struct {
@@ -225,7 +232,8 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 
 func newPrefilter(rules []Rule) *prefilter {
-	p := &prefilter{n: len(rules), always: make(bitset, (len(rules)+63)/64), byLine: make(bitset, (len(rules)+63)/64)}
+	p := &prefilter{n: len(rules), always: make(bitset, (len(rules)+63)/64), byLine: make(bitset, (len(rules)+63)/64),
+		lineMay: make([]func(string, int) bool, len(rules))}
 	for i, r := range rules {
 		short := len(r.Triggers) == 0
 		for _, t := range r.Triggers {
@@ -237,6 +245,7 @@ func newPrefilter(rules []Rule) *prefilter {
 		}
 		if lineLocal(r.Pattern) {
 			p.byLine.set(i)
+			p.lineMay[i] = r.lineMay
 		}
 		for _, t := range r.Triggers {
 			t = asciiLower(t)

@@ -147,8 +147,17 @@ func assignmentRules() []Rule {
 		{Name: "assignment", Pattern: mustRe(assignmentPattern),
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 			Triggers:    credentialTriggers,
-			Verify:      notPlaceholder, verifyIn: notWorkingDirectory},
+			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter},
 	}
+}
+
+// opAfter reports whether line may hold an assignment after its first
+// trigger, at: every form's operator holds '=' or ':' and follows the
+// name, which holds a trigger (a query parameter with no credential name,
+// which may hold none, is kept by notPlaceholder). A log line that names
+// a key in passing ("08:40:01 rotated the api key") is not searched.
+func opAfter(line string, at int) bool {
+	return strings.IndexAny(line[at:], "=:") >= 0
 }
 
 // proseValue is the start of a sentence after a credential name and a

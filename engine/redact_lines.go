@@ -70,22 +70,26 @@ func mayBeEmpty(re *syntax.Regexp) bool {
 }
 
 // lines returns the spans [start, end) of the lines of s (cut at each
-// line feed, which no span holds) that hold a trigger of rule, in order:
-// where a lineLocal rule whose matches all hold a trigger may match.
+// line feed, which no span holds) that hold a trigger of rule and that
+// the rule's lineMay, if any, accepts, in order: where a lineLocal rule
+// whose matches all hold a trigger may match.
 func (p *prefilter) lines(s string, rule int) [][2]int {
 	var spans [][2]int
+	may := p.lineMay[rule]
 	for i := 1; i < len(s); i++ {
 		g := p.pair[uint16(lowerByte[s[i-1]])<<8|uint16(lowerByte[s[i]])]
 		if g == 0 || !p.startsTrigger(g-1, rule, s[i+1:]) {
 			continue
 		}
 		start := strings.LastIndexByte(s[:i], '\n') + 1
-		end := strings.IndexByte(s[i:], '\n')
-		if end < 0 {
-			return append(spans, [2]int{start, len(s)})
+		end := len(s)
+		if j := strings.IndexByte(s[i:], '\n'); j >= 0 {
+			end = i + j
 		}
-		spans = append(spans, [2]int{start, i + end})
-		i += end + 1 // the loop's i++ moves past the line feed: the next line's first pair
+		if may == nil || may(s[start:end], i-1-start) {
+			spans = append(spans, [2]int{start, end})
+		}
+		i = end + 1 // the loop's i++ moves past the line feed: the next line's first pair
 	}
 	return spans
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"reflect"
 	"regexp"
 	"testing"
 )
@@ -32,6 +33,35 @@ func TestLineLocalRules(t *testing.T) {
 	for _, r := range DefaultRules() {
 		if w, ok := want[r.Name]; ok && lineLocal(r.Pattern) != w {
 			t.Errorf("lineLocal(%s) = %v, want %v", r.Name, !w, w)
+		}
+	}
+}
+
+// TestLinesOpAfter: the assignment rule is not searched on a line whose
+// triggers have no '=' or ':' after the first one (a log line that names
+// a key in passing, its timestamp's colons before it); before, every such
+// line of a log was (BenchmarkRedactorMB's log-lines).
+func TestLinesOpAfter(t *testing.T) {
+	rules := DefaultRules()
+	p := newPrefilter(rules)
+	rule := -1
+	for i, r := range rules {
+		if r.Name == "assignment" {
+			rule = i
+		}
+	}
+	for _, tc := range []struct {
+		text string
+		want [][2]int
+	}{
+		{"08:40:01Z INFO rotated the api key for billing", nil},
+		{"a=1 token\nok", nil},
+		{"08:40:01 api key: abcd1234\n08:40:02 the token", [][2]int{{0, 26}}},
+		{"x\n?q=token&password\ntoken=", [][2]int{{20, 26}}},
+		{"Token\x00=", [][2]int{{0, 7}}},
+	} {
+		if got := p.lines(tc.text, rule); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("lines(%q) = %v, want %v", tc.text, got, tc.want)
 		}
 	}
 }

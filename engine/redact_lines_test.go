@@ -11,7 +11,7 @@ import (
 // some lines: alone, after prose, with CRLF breaks, next to a line that
 // names a credential and holds none, and all of them in one text.
 func byLineTexts() []string {
-	prose := "GET /v1/threads 200 12ms\nthe api key was rotated\r\n\n(see the token docs)"
+	prose := "GET /v1/threads 200 12ms\nthe api key was rotated\r\n\n(see the token docs)\n08:40:01 rotated the api key\na=1 token"
 	out := []string{strings.Join(redactSamples, "\n"), strings.Join(redactSamples, "\r\n")}
 	for _, s := range redactSamples {
 		out = append(out, prose+"\n"+s+"\n"+prose, s+"\n"+prose, prose+"\n"+s, "x\n"+s+"\r\n", "?a=1&\n"+s)
