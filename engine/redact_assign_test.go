@@ -134,6 +134,20 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"colon-escaped-quote-line", `log: "token: ab\n\"next stuff\""`, `log: "token: ` + m + `\""`},
 		{"colon-unindented-key-kept", `log: "credentials:\nuser: bob"`, `log: "credentials:\nuser: bob"`},
 		{"colon-escaped-tab-key-kept", `log: "credentials:\n\tuser: bob"`, `log: "credentials:\n\tuser: bob"`},
+		// rev51: the last bytes before a string's closing quote. A JSON
+		// document's string is decoded first: S3cretV\ (S3cretV and a
+		// backslash) loses S3cretV, and the backslash stays, as no bare
+		// value ends in a lone backslash; the secret is gone and the
+		// JSON stays valid. In raw text \\ is one escaped backslash and
+		// goes with the value; the quote stays. A value of 3 bytes
+		// before a break is kept when only the quote follows, as
+		// DB_PASSWORD=abc is (a bare value has at least 4); before
+		// b89cd14d the quote went with it.
+		{"json-backslash-last", `{"msg":"password=S3cretV\\"}`, `{"msg":"password=` + m + `\\"}`},
+		{"raw-escaped-backslash-last", `log: "password=S3cretV\\" next`, `log: "password=` + m + `" next`},
+		{"json-short-before-break-kept", `{"msg":"DB_PASSWORD=abc\n"}`, `{"msg":"DB_PASSWORD=abc\n"}`},
+		{"raw-short-before-break-quote-kept", `log: "DB_PASSWORD=abc\n" x`, `log: "DB_PASSWORD=abc\n" x`},
+		{"raw-four-before-break-quote", `log: "DB_PASSWORD=abcd\n" x`, `log: "DB_PASSWORD=` + m + `\n" x`},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {
