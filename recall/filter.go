@@ -23,8 +23,8 @@ import (
 //	{"$or": [{"role": "tool"}, {"metadata.topic": {"$in": ["a", "b"]}}]}
 //	{"$not": {"threadId": "t1"}}
 //
-// Fields: "role" and "threadId" (strings; a role compared by $eq, $ne,
-// $in or $nin must be user, assistant or tool), "seq" (integer), "createdAt" (an
+// Fields: "role" and "threadId" (strings; a role is compared by $eq, $ne,
+// $in or $nin only, with user, assistant or tool), "seq" (integer), "createdAt" (an
 // RFC 3339 string, or Unix milliseconds as a number) and "metadata.<key>"
 // (any JSON scalar; a dotted key walks nested objects). Several keys in one
 // object are ANDed. Comparison operators: $eq $ne $gt $gte $lt $lte $in $nin;
@@ -321,10 +321,15 @@ func (p *parser) cmp(base *cmpNode, op string, v any, path string) (fnode, error
 		}
 		switch n.field {
 		case "role", "threadId":
+			if n.field == "role" && ordered {
+				// Roles have no order: {"role":{"$gt":"robot"}} took any
+				// string and compared it byte-wise (fix52).
+				return nil, ferr("role has no order: compare it with $eq, $ne, $in or $nin (user, assistant or tool)")
+			}
 			if s.kind != 's' {
 				return nil, ferr("%s compares with strings, got %s", n.field, jsonKind(raw))
 			}
-			if n.field == "role" && !ordered && !slices.Contains(filterRoles, s.s) {
+			if n.field == "role" && !slices.Contains(filterRoles, s.s) {
 				// A misspelt role found nothing, silently, while a
 				// message's role is refused naming them.
 				return nil, ferr("role must be user, assistant or tool (the stored roles), got %q", clipFilter(s.s))
@@ -352,7 +357,7 @@ func (p *parser) cmp(base *cmpNode, op string, v any, path string) (fnode, error
 }
 
 // filterRoles are the roles a message is stored with: a role's $eq, $ne,
-// $in or $nin value must be one of them.
+// $in or $nin value must be one of them (an ordered operator is refused).
 var filterRoles = []string{"user", "assistant", "tool"}
 
 // clipFilter shortens a value quoted in a FilterError to 32 bytes.

@@ -165,6 +165,9 @@ func randomFilter(r *rand.Rand, depth int) (map[string]any, oracle) {
 	ordered := func(v any) bool { _, s := v.(string); _, n := v.(float64); return s || n }
 	ops := []string{"$eq", "$ne", "$gt", "$gte", "$lt", "$lte", "$in", "$nin"}
 	op := ops[r.IntN(len(ops))]
+	for name == "role" && (op == "$gt" || op == "$gte" || op == "$lt" || op == "$lte") {
+		op = ops[r.IntN(len(ops))] // refused: roles have no order
+	}
 	var want any
 	switch op {
 	case "$in", "$nin":
@@ -310,6 +313,10 @@ func TestFilterInvalid(t *testing.T) {
 		{`{"role":{"$ne":"User"}}`, "role", "$ne"},
 		{`{"role":{"$in":["user","robot"]}}`, "role", "$in"},
 		{`{"$not":{"role":{"$nin":["system"]}}}`, "$not.role", "$nin"},
+		// Roles have no order: $gt "robot" took any string (fix52).
+		{`{"role":{"$gt":"robot"}}`, "role", "$gt"},
+		{`{"role":{"$lte":"user"}}`, "role", "$lte"},
+		{`{"$or":[{"seq":1},{"role":{"$gte":"a","$ne":"user"}}]}`, "$or[1].role", "$gte"},
 	} {
 		t.Run(tc.js, func(t *testing.T) {
 			_, err := recall.ParseFilter([]byte(tc.js))
