@@ -229,7 +229,12 @@ type RunInfo struct {
 	ThreadID string `json:"threadId"`
 	// ResourceID (resourceId) is the thread's owner.
 	ResourceID string `json:"resourceId"`
-	// CreatedAt (createdAt) is when the run was recorded, UTC.
+	// CreatedAt (createdAt) is when the run's memctx record was stored
+	// (the end of its LoadContext; a replaced run's, its replacement's),
+	// UTC, milliseconds: the time the listing is ordered and paged by. The
+	// record's own createdAt (GET /v1/runs/{run}/memctx, mnemo memctx) is
+	// when the LoadContext began, the time its prompt was built for: some
+	// milliseconds earlier.
 	CreatedAt time.Time `json:"createdAt"`
 }
 
