@@ -31,19 +31,40 @@ func TestRedactByLine(t *testing.T) {
 	}
 }
 
-// FuzzRedactByLine is FuzzRedactPrefilter seeded with multi-line texts.
+// FuzzRedactByLine is FuzzRedactPrefilter seeded with multi-line texts
+// and YAML credential files (yamlSeeds), and checks a second pass too:
+// redacting the result again changes nothing (Append compares redacted
+// content, and a rule that finds more in its own output stored a secret
+// the first pass half-replaced).
 //
 //	go test ./engine -run '^$' -fuzz FuzzRedactByLine -fuzztime 1m
 func FuzzRedactByLine(f *testing.F) {
-	for _, s := range byLineTexts() {
+	for _, s := range append(byLineTexts(), yamlSeeds...) {
 		f.Add(s)
 	}
 	full, plain := engine.DefaultRedactor(), untriggered()
 	f.Fuzz(func(t *testing.T, s string) {
-		if got, want := full.Redact(s), plain.Redact(s); got != want {
+		got := full.Redact(s)
+		if want := plain.Redact(s); got != want {
 			t.Fatalf("line by line, Redact(%q) =\n%q\nwant %q", s, got, want)
 		}
+		if again := full.Redact(got); again != got {
+			t.Fatalf("not idempotent: Redact(%q) =\n%q\nand again\n%q", s, got, again)
+		}
 	})
+}
+
+// yamlSeeds are YAML credential files in the forms the YAML rules read:
+// lists, block and plain scalars, env entries, and the same escaped as a
+// log line quotes them.
+var yamlSeeds = []string{
+	"passwords:\n  - |\n    hunter2secret\n  - >-\n    other\nuser: bob",
+	"env:\n  - value: hunter2secret\n    name: DB_PASSWORD\n  - name: API_TOKEN\n    value: |\n      abc123def\n",
+	"db:\n  password:\n    # rotated\n    s3cret!\n  user: bob\n",
+	`log: "password: |\n  hunter2secret\n"`,
+	`config=client_secret: >-\n    hunter2secret\nuser: bob`,
+	`log: "tokens:\n  - hunter2secret\n"`,
+	`password: |\r\n  abc12345\r\nuser: bob`,
 }
 
 // untriggered is the default redactor with no rule's triggers: every rule
