@@ -154,6 +154,12 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 		if err == nil && len(rows) > 0 {
 			err = e.applyOutbox(ctx, rows)
 		}
+		if err == nil && len(rows) > 0 {
+			// Under the lock: a drain that waited for this batch (SyncIndexes
+			// after the background drainer took the last rows) returns
+			// with the batch checkpointed, not before its checkpoint.
+			e.checkpointAfterDrain(ctx)
+		}
 		e.idx.drainMu.Unlock()
 		if err != nil {
 			return 0, err
@@ -161,7 +167,6 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 		if len(rows) == 0 {
 			break
 		}
-		e.checkpointAfterDrain(ctx)
 		select {
 		case <-stop: // Close: this batch is done, the rest waits for the next open
 			return 0, nil
@@ -191,6 +196,9 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 // reach wal_autocheckpoint, whose checkpoint and its fsyncs the committing
 // append paid (issue 14: the single appender sets an import's pace).
 func (e *Engine) checkpointAfterDrain(ctx context.Context) {
+	if drainCheckpointHook != nil {
+		drainCheckpointHook(e)
+	}
 	if e.onPostgres() {
 		return
 	}
@@ -198,6 +206,10 @@ func (e *Engine) checkpointAfterDrain(ctx context.Context) {
 		e.log.Debug("WAL checkpoint after a drain failed", "err", err)
 	}
 }
+
+// drainCheckpointHook, when set (tests), is called as a drained batch's
+// checkpoint begins.
+var drainCheckpointHook func(e *Engine)
 
 // dueOutbox reads the next batch of due outbox rows; on Postgres it claims
 // them (ClaimOutbox: leased to this drainer, skipped by the others).
