@@ -4,6 +4,7 @@ package engine_test
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -120,9 +121,16 @@ func TestReadWithoutIndexOnFullDisk(t *testing.T) {
 	if err := e.SyncIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	// Filled by appends, as an ingest fills it: the database's
-	// write-ahead log stays for the next open (a filler file written
-	// after a clean close leaves no room for SQLite's shared memory).
+	// Another connection stays open throughout, as a server's beside a
+	// command's: the database's shared memory (-shm) stays for the next
+	// open. Without it a clean close deletes the -shm, and whether Close
+	// was clean depended on timing (flake53: under load the last
+	// checkpoint found room and the reader's open could not create the
+	// -shm on the filled disk: ErrNoSpace, SQLITE_IOERR_SHMSIZE). A
+	// reader on a disk full to the last page with no -shm gets ErrNoSpace
+	// (SQLite needs 32 KiB for it): TestReadWithoutShmOnFullDisk.
+	other := holdConn(t, filepath.Join(cfg.Dir, engine.DatabaseFile))
+	// Filled by appends, as an ingest fills it.
 	var appendErr error
 	for b := 0; b < 200 && appendErr == nil; b++ {
 		ms := make([]engine.Message, 50)
@@ -166,6 +174,9 @@ func TestReadWithoutIndexOnFullDisk(t *testing.T) {
 	if n := quarantined(cfg.Dir); n != 0 {
 		t.Fatalf("a full disk was taken for damage: %d quarantine directories", n)
 	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
 
 	remount(t, mnt, 30<<20, false)
 	e, err = engine.Open(ctx, cfg)
@@ -178,5 +189,63 @@ func TestReadWithoutIndexOnFullDisk(t *testing.T) {
 	}
 	if err := e.Check(ctx); err != nil {
 		t.Fatalf("check once there is room: %v", err)
+	}
+}
+
+// holdConn opens a connection of its own to the SQLite database at path
+// and keeps it open (with its read of the schema done) until the caller
+// closes it, or the test ends.
+func holdConn(t *testing.T, path string) *sql.Conn {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	c, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := c.QueryRowContext(context.Background(), `SELECT count(*) FROM sqlite_schema`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestReadWithoutShmOnFullDisk: a reader's open of a data directory
+// closed cleanly (its -wal and -shm deleted) on a disk then filled to the
+// last page fails with ErrNoSpace, which says to free space: SQLite
+// cannot read a WAL-mode database without creating its shared memory
+// (-shm, 32 KiB), and the full disk is not taken for damage.
+func TestReadWithoutShmOnFullDisk(t *testing.T) {
+	ctx := context.Background()
+	mnt := mountTmpfs(t, 2<<20) // salvage_space_linux_test.go; skips without root
+	cfg := engine.Config{Dir: filepath.Join(mnt, "d"), Embedder: recall.HashEmbedder{}}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "r",
+		Messages: []engine.Message{user("m1", "night train to Porto")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(cfg.Dir, engine.DatabaseFile+"-shm")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("-shm after a clean close: %v, want it deleted", err)
+	}
+	fill(t, filepath.Join(mnt, "filler"))
+	read := cfg
+	read.KeepOutbox, read.LazyEmbedder = true, true
+	if e, err := engine.Open(ctx, read); !errors.Is(err, engine.ErrNoSpace) || !strings.Contains(err.Error(), "free space there") {
+		if err == nil {
+			e.Close()
+		}
+		t.Fatalf("a reader's open with no -shm on the full disk: %v, want ErrNoSpace saying to free space", err)
+	}
+	if n := quarantined(cfg.Dir); n != 0 {
+		t.Fatalf("a full disk was taken for damage: %d quarantine directories", n)
 	}
 }
