@@ -74,6 +74,10 @@ type Rule struct {
 	// line is the line without its line feed, at the offset of its first
 	// trigger of the rule. A line it rejects is not searched.
 	lineMay func(line string, at int) bool
+	// within, when not nil, gives the offset in s of the part of a match
+	// Verify or verifyIn rejected that is searched again (verified), given
+	// the match's submatch indexes; an offset outside the match: none.
+	within func(m []int) int
 }
 
 // apply replaces the verified matches of r in s. spans, when not nil,
@@ -97,10 +101,7 @@ func (r *Rule) applyOnce(s string, spans func(string) [][2]int) string {
 	}
 	var out []byte
 	last := 0
-	for _, m := range r.matches(s, spans) {
-		if r.Verify != nil && !r.Verify(s[m[0]:m[1]]) || r.verifyIn != nil && !r.verifyIn(s, m) {
-			continue
-		}
+	for _, m := range r.verified(s, r.matches(s, spans)) {
 		out = append(out, s[last:m[0]]...)
 		if r.rewrite != nil {
 			out = append(out, r.rewrite(s[m[0]:m[1]])...)
@@ -113,6 +114,37 @@ func (r *Rule) applyOnce(s string, spans func(string) [][2]int) string {
 		return s
 	}
 	return string(append(out, s[last:]...))
+}
+
+// verified returns the matches of ms (submatch indexes in s) that r
+// takes: Verify's and verifyIn's. In a match they reject, the part from
+// the offset within gives is searched again, as a text of its own: a URL
+// query parameter kept for its name (?q=…) may hold an assignment in its
+// value (?q=password=hunter2), which the parameter's match had taken.
+func (r *Rule) verified(s string, ms [][]int) [][]int {
+	var out [][]int
+	for _, m := range ms {
+		if (r.Verify == nil || r.Verify(s[m[0]:m[1]])) && (r.verifyIn == nil || r.verifyIn(s, m)) {
+			out = append(out, m)
+			continue
+		}
+		if r.within == nil {
+			continue
+		}
+		// at > m[0]: each search is of a shorter text, so this ends.
+		if at := r.within(m); at > m[0] && at < m[1] {
+			inner := r.Pattern.FindAllStringSubmatchIndex(s[at:m[1]], -1)
+			for _, im := range inner {
+				for k := range im {
+					if im[k] >= 0 {
+						im[k] += at
+					}
+				}
+			}
+			out = append(out, r.verified(s, inner)...)
+		}
+	}
+	return out
 }
 
 // matches returns the submatch indexes of r's matches in s, searching only

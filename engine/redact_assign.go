@@ -126,6 +126,7 @@ var urlCredential = regexp.MustCompile(`(?i)(?:` + credentialNames + `)$|^pass$`
 
 // assignmentRules recognise a value by the name it is assigned to.
 func assignmentRules() []Rule {
+	assignment := mustRe(assignmentPattern)
 	return []Rule{
 		// AWS CLI "Configuration and credential file settings".
 		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
@@ -144,10 +145,26 @@ func assignmentRules() []Rule {
 		// shell's working directory (notWorkingDirectory), and
 		// the query parameters of form 1 with no credential name: those
 		// are the only matches without a trigger, and they are kept.
-		{Name: "assignment", Pattern: mustRe(assignmentPattern),
+		{Name: "assignment", Pattern: assignment,
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 			Triggers:    credentialTriggers,
-			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter},
+			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter,
+			within: queryValue(assignment)},
+	}
+}
+
+// queryValue gives the assignment rule's within, for its pattern: a URL
+// query parameter kept for its name (?q=, &filter=) has its value
+// searched again, for an assignment in it (?q=password=hunter2,
+// &filter=api_key:sk-…: a logged search or a filter expression); -1 for
+// the other forms.
+func queryValue(pattern *regexp.Regexp) func(m []int) int {
+	keep := pattern.SubexpIndex("keep")
+	return func(m []int) int {
+		if m[2*keep] < 0 {
+			return -1
+		}
+		return m[2*keep+1]
 	}
 }
 

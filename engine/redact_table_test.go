@@ -204,6 +204,8 @@ var benignCases = []string{
 	`log: "description: |\n  the token expires\n"`,
 	`config=client_secret: >-\n    ${CLIENT_SECRET}\nuser: bob`,
 	"https://x.io/search?q=passing+grades&page=2",
+	"https://x.io/search?q=token:&page=2",
+	"https://x.io/search?q=password=null&page=2",
 	"Authorization: {{ .Values.token }} is set in 2024",
 }
 
