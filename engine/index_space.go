@@ -46,11 +46,15 @@ func (e *indexNoRoomError) Unwrap() error { return e.err }
 
 // indexNoRoom is the drain's error after the index refused its batch for
 // lack of room (err): the drain stops there, since every later batch would
-// be refused too. DiskFull says so from now on (e.space.index).
+// be refused too. DiskFull says so from now on (e.space.index), unless
+// the index has written since (scorch retried once the batch's rows were
+// deferred, indexRoom ran and cleared DiskFull before this): no later
+// write of the index would clear a refusal kept then, and /healthz would
+// say the disk is full for good.
 func (e *Engine) indexNoRoom(err error) error {
 	refused := e.indexRefused()
 	if refused == nil {
-		refused = &indexNoRoomError{fmt.Errorf("engine: the lexical index cannot be written; the messages it owes stay queued and are indexed once there is room: %w", diskFull(e.dir, err))}
+		return &indexNoRoomError{fmt.Errorf("engine: the lexical index cannot be written; the messages it owes stay queued and are indexed once there is room: %w", diskFull(e.dir, err))}
 	}
 	e.space.index.Store(&spaceRefusal{at: e.now(), err: refused})
 	return refused
