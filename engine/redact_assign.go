@@ -52,8 +52,10 @@ const (
 	// DB_PASSWORD=Xy9\nabcdEFGH1234 and password=\nhunter2secret were
 	// kept whole): the next line's first word may go with it, never the
 	// secret stay. (The name: value form, lineValue, still keeps
-	// token: ab\ncdefghijklmnop.)
-	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?` + escapedBreak + `\S*` + bareEnd
+	// token: ab\ncdefghijklmnop.) The run starts after the break: an
+	// escaped CRLF's \n is not a word of it (ab\r\n  next was stored
+	// [REDACTED]  next, its break lost).
+	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?` + escapedBreak + `(?:(?:[^\s\\]|\\[^nr\s])\S*)?` + bareEnd
 	// lineAfterBreak is shortBeforeBreak after a colon: a value of 0-3
 	// bytes before an escaped line break runs on to the end of the next
 	// escaped line, as a colon's value runs to the end of its line

@@ -119,6 +119,12 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"short-before-break", `log: "DB_PASSWORD=Xy9\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
 		{"one-before-break", `log: "password=a\nhunter2secret next"`, `log: "password=` + m + ` next"`},
 		{"empty-before-break", `log: "DB_PASSWORD=\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
+		// An escaped CRLF is one break: the value's run to the next blank
+		// starts after its \n, not at it (the \n was taken as a word, the
+		// break lost, and a second pass changed the text again).
+		{"short-before-crlf", `log: "DB_PASSWORD=Xy9\r\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
+		{"short-before-crlf-indented-kept", `note: password: ab\r\n  next line`, `note: password: ab\r\n  next line`},
+		{"short-before-crlf-end-kept", `{"v":"DB_PASSWORD=Xy\r\n"}`, `{"v":"DB_PASSWORD=Xy\r\n"}`},
 		// sec48: the name: value form takes the same path (assignOp's
 		// ':'); 5c94e7e's note that it kept the value was wrong.
 		{"colon-short-before-break", `token: ab\ncdefghijklmnop`, `token: ` + m},
