@@ -45,7 +45,15 @@ func yamlEscaped(line string) string {
 		}
 	}
 	end := len(line)
-	if q := quoteBefore(line, start); q != 0 {
+	q := quoteBefore(line, start)
+	if q == 0 && opensString(line[start:b]) {
+		// log: "password: |\n…" read from the blank: the quote is the
+		// string's, not the key's. Read with it, the value ran on to the
+		// line's end, past the closing quote (rev53).
+		q = line[start]
+		start++
+	}
+	if q != 0 {
 		end = closingQuote(line, b, q)
 	}
 	view := unescapeBreaks(line[start:end])
@@ -53,10 +61,16 @@ func yamlEscaped(line string) string {
 	for _, r := range yamlViewRules() {
 		out = r.apply(out, nil)
 	}
-	if out == view {
-		return line
+	head := line[:end]
+	if out != view {
+		head = line[:start] + escapeBreaks(out)
 	}
-	return line[:start] + escapeBreaks(out) + line[end:]
+	if end < len(line) {
+		// After the string's closing quote: another string of the line
+		// may hold escaped YAML (a="…" b="token: |\n…").
+		return head + yamlEscaped(line[end:])
+	}
+	return head
 }
 
 // escapedKey is a YAML key left empty on its line, or with a block
@@ -82,15 +96,31 @@ func quoteBefore(line string, start int) byte {
 	return 0
 }
 
+// opensString reports whether key, the text from a key's start to the
+// first escaped break, starts with a quote that does not close before the
+// key's colon: the quote opens the string the key is in ("password: |),
+// and is no quoted key's ("password": |).
+func opensString(key string) bool {
+	if key == "" || key[0] != '"' && key[0] != '\'' {
+		return false
+	}
+	colon := strings.IndexByte(key, ':')
+	return colon < 0 || strings.IndexByte(key[1:colon], key[0]) < 0
+}
+
 // closingQuote is the index of the first q in line after from that no
-// backslash escapes, or len(line).
+// backslash escapes and that ends a string: the line's end, a blank or
+// one of ,;)]}& follows it (a quote in a value, log: "password:\n
+// hu"nter2", is no end: the value is taken whole); or len(line).
 func closingQuote(line string, from int, q byte) int {
 	for i := from; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
 			i++
 		case q:
-			return i
+			if i+1 == len(line) || strings.IndexByte(" \t,;)]}&", line[i+1]) >= 0 {
+				return i
+			}
 		}
 	}
 	return len(line)

@@ -193,6 +193,16 @@ func TestRedactYAMLEscaped(t *testing.T) {
 		{"other-key-kept", `log: "description: |\n  the token expires\n"`, `log: "description: |\n  the token expires\n"`},
 		{"nested-key-kept", `log: "credentials:\n  user: bob\n"`, `log: "credentials:\n  user: bob\n"`},
 		{"escaped-backslash-kept", `path: "C:\\new\\tokens:\\n"`, `path: "C:\\new\\tokens:\\n"`},
+		// rev53: the string's quote read as the key's: the value ran to
+		// the line's end, taking the closing quote and what follows it
+		// (block, list), or the value was kept (list, plain).
+		{"block-then-closing-quote", `log: "password: |\n  hunter2secret" level=info`, `log: "password: |\n  ` + m + `" level=info`},
+		{"list-then-closing-quote", `log: "tokens:\n  - hunter2secret" level=info`, `log: "tokens:\n  - ` + m + `" level=info`},
+		{"plain-after-equals-quote", `msg="password:\n  hunter2secret" level=info`, `msg="password:\n  ` + m + `" level=info`},
+		{"truncated-json-line", `{"log": "passwords:\n  - |\n    hunter2secret", "level": "info"`, `{"log": "passwords:\n  - |\n    ` + m + `", "level": "info"`},
+		{"second-string", `a="user:\n  bob" b="password: |\n  hunter2secret" c=1`, `a="user:\n  bob" b="password: |\n  ` + m + `" c=1`},
+		{"quote-in-value", `log: "password:\n  hu"nter2secret\n" level=info`, `log: "password:\n  ` + m + `\n" level=info`},
+		{"quoted-key-after-blank", `cfg: "password": |\n  hunter2secret\nuser: bob`, `cfg: "password": |\n  ` + m + `\nuser: bob`},
 	})
 }
 
