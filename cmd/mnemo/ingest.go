@@ -459,7 +459,7 @@ func (c *IngestCommand) indexBefore(ctx context.Context, e *engine.Engine, w *ou
 	case err == nil:
 		return nil
 	case ctx.Err() != nil:
-		return &interruptedError{"nothing was stored (the outbox rows queued before this ingest were being indexed); run the same ingest again", err}
+		return &interruptedError{"nothing was stored (what an earlier command stored was being indexed); run the same ingest again", err}
 	}
 	return fmt.Errorf("index the outbox rows queued before this ingest: %w", err)
 }
@@ -601,29 +601,39 @@ func interrupted(label string, err error, rep *importer.Report) error {
 	return &interruptedError{fmt.Sprintf("%s: %s; run the same ingest again to store the rest (messages already stored are not stored twice)", label, stored), err}
 }
 
-// unindexed is said after an interrupted ingest's error: how many outbox
-// rows (messages stored, and their changes) the indexes have not taken
-// in, so that search does not find them yet, and what indexes them; ""
-// when none are queued or they cannot be counted. An interrupted ingest
+// unindexed is said after an interrupted ingest's error: what the
+// indexes still owe what is stored (engine.Owed), as a search sees it, and
+// what computes it; "" when nothing is owed or it cannot be counted. A
+// stored message is found by its words at once (the next search fills the
+// resource's index from the store); what waits is its embedding, so the
+// search's vector channel says "degraded" meanwhile. An interrupted ingest
 // of 12,900 messages said nothing of it, and a later check spent 1m14s
-// indexing them (fix52).
+// indexing them (fix52); then it said "N outbox rows are not indexed yet
+// (search does not find what they hold)", which the next search
+// disproved (readme54).
 func (c *IngestCommand) unindexed(ctx context.Context, e *engine.Engine) string {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	st, err := e.Stats(sctx)
-	if err != nil || st.OutboxPending == 0 {
+	o, err := e.Owed(sctx)
+	if err != nil || o.Embeddings == 0 && o.Erasures == 0 {
 		return ""
+	}
+	var owed []string
+	if o.Embeddings > 0 {
+		have := "have"
+		if o.Embeddings == 1 {
+			have = "has"
+		}
+		owed = append(owed, fmt.Sprintf("%s %s no embedding yet (search finds them by their words only until then)", count(o.Embeddings, "stored message"), have))
+	}
+	if o.Erasures > 0 {
+		owed = append(owed, fmt.Sprintf("the index files still hold the text of %s (no search returns it)", count(o.Erasures, "erased message")))
 	}
 	check := "'mnemo check' with the same --db"
 	if c.DB == "" {
 		check = "'mnemo --dir " + shellWord(c.Dir) + " check'"
 	}
-	are := "are"
-	if st.OutboxPending == 1 {
-		are = "is"
-	}
-	return fmt.Sprintf("; %s %s not indexed yet (search does not find what they hold): the same ingest run again indexes them first, as does %s",
-		count(st.OutboxPending, "outbox row"), are, check)
+	return fmt.Sprintf("; %s: the same ingest run again completes the indexing first, as does %s", strings.Join(owed, "; "), check)
 }
 
 // summary is an import's counts for a person: "1 resource, 2 threads, 3

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,13 +84,19 @@ func TestSignalStopsIngest(t *testing.T) {
 				!strings.Contains(last, "run the same ingest again to store the rest") || strings.Contains(last, "context canceled") {
 				t.Errorf("last line %q, want what was stored and that running the ingest again stores the rest", last)
 			}
-			// What is stored and not indexed yet is said, with what
-			// indexes it (fix52: a later check indexed 12,900 in 1m14s).
-			queued := queuedRows(dir)
-			t.Logf("%d outbox rows queued after it", queued)
-			note := "; " + count(queued, "outbox row") + " are not indexed yet (search does not find what they hold): the same ingest run again indexes them first, as does 'mnemo --dir " + shellWord(dir) + " check'"
-			if last := lines[len(lines)-1]; (queued > 1) != strings.HasSuffix(last, note) || queued <= 1 && strings.Contains(last, "not indexed") {
-				t.Errorf("%d outbox rows queued after the interrupt; last line %q, want it to end %q when there are some", queued, last, note)
+			// What the indexes owe is said as a search sees it, with what
+			// computes it (fix52: a later check indexed 12,900 in 1m14s).
+			// It said "N outbox rows are not indexed yet (search does not
+			// find what they hold)", and the next search found them by
+			// their words (readme54).
+			owed := owedEmbeddings(dir)
+			t.Logf("%d messages owe an embedding after it", owed)
+			note := "; " + count(owed, "stored message") + " have no embedding yet (search finds them by their words only until then): the same ingest run again completes the indexing first, as does 'mnemo --dir " + shellWord(dir) + " check'"
+			if last := lines[len(lines)-1]; (owed > 1) != strings.HasSuffix(last, note) || owed <= 1 && strings.Contains(last, "no embedding") || strings.Contains(last, "outbox") {
+				t.Errorf("%d messages owe an embedding after the interrupt; last line %q, want it to end %q when there are some", owed, last, note)
+			}
+			if owed > 0 {
+				foundByWords(t, dir)
 			}
 			out, err := cli(t, dir, "check").CombinedOutput()
 			if err != nil {
@@ -190,17 +197,50 @@ func storedMessages(dir string) int {
 	return n
 }
 
-// queuedRows counts the outbox rows of data directory dir: what is stored
-// and not yet indexed.
-func queuedRows(dir string) int {
+// owedEmbeddings counts the messages of data directory dir that are
+// stored without a hash-384 embedding and queued for one (msgstore's
+// EmbeddingCounts).
+func owedEmbeddings(dir string) int {
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "mnemo.db")+"?mode=ro")
 	if err != nil {
 		return 0
 	}
 	defer db.Close()
 	n := 0
-	db.QueryRow("SELECT count(*) FROM outbox").Scan(&n)
+	db.QueryRow(`SELECT COUNT(DISTINCT o.message_id) FROM outbox o JOIN messages m ON m.id = o.message_id
+		WHERE o.op IN ('index', 'embed') AND NOT EXISTS (SELECT 1 FROM embeddings x WHERE x.message_id = o.message_id AND x.embedder = 'hash-384')`).Scan(&n)
 	return n
+}
+
+// foundByWords checks that a lexical search finds the newest message of
+// dir still queued for indexing (writeJSONL's "note N" of message mN) at
+// the top of its answer.
+func foundByWords(t *testing.T, dir string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(dir, "mnemo.db")+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var i int
+	err = db.QueryRow(`SELECT CAST(SUBSTR(message_id, 2) AS INTEGER) FROM outbox WHERE op = 'index' ORDER BY id DESC LIMIT 1`).Scan(&i)
+	db.Close()
+	if err != nil {
+		t.Fatalf("the newest message queued: %v", err)
+	}
+	out, err := cli(t, dir, "search", "--mode", "lexical", "--resource", fmt.Sprintf("r%d", i/50%5), fmt.Sprintf("note %d", i)).CombinedOutput()
+	if err != nil {
+		t.Fatalf("search: %v\n%s", err, out)
+	}
+	top := ""
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(l, "t") && !strings.HasPrefix(l, "thread") {
+			top = l
+			break
+		}
+	}
+	if f := strings.Fields(top); len(f) < 2 || f[0] != fmt.Sprintf("t%d", i/50) || f[1] != fmt.Sprint(i%50+1) {
+		t.Errorf("a lexical search for m%d, queued for indexing, answered with %q first, want t%d #%d:\n%s", i, top, i/50, i%50+1, out)
+	}
 }
 
 // TestRunningCommand: the signal notices name the command Run chose, with
