@@ -51,7 +51,7 @@ func TestLoadContextDiskFull(t *testing.T) {
 // fill writes path until its disk is full.
 func fill(t *testing.T, path string) {
 	t.Helper()
-	f, err := os.Create(path)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600) // again: tops it up
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -78,6 +78,10 @@ func TestIndexNoRoomStopsDrain(t *testing.T) {
 	}
 	filler := filepath.Join(mnt, "filler")
 	fill(t, filler)
+	// Files of the first batch scorch removes after the fill leave room:
+	// top the filler up once they are gone.
+	time.Sleep(500 * time.Millisecond)
+	fill(t, filler)
 
 	const batch = 512
 	appendNotes(t, e, 1, 3*batch+10)
@@ -140,11 +144,19 @@ func TestIndexRoomAgainRetriesOwed(t *testing.T) {
 	if err := e.SyncIndexes(ctx); err != nil {
 		t.Fatal(err)
 	}
-	fill(t, filepath.Join(mnt, "filler"))
+	filler := filepath.Join(mnt, "filler")
+	fill(t, filler)
 	appendNotes(t, e, 1, 300)
+	// The first batch's files may be cleaned up after the fill (scorch's
+	// persister and merger run in the background), and a batch then fits
+	// in the room they leave: top the filler up and append more until the
+	// drainer's batch is refused (a whole-package run of 2026-12-06, under
+	// load, saw DiskFull nil for the whole minute).
 	deadline := time.Now().Add(time.Minute)
-	for e.DiskFull() == nil && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
+	for next := 301; e.DiskFull() == nil && time.Now().Before(deadline); next += 100 {
+		time.Sleep(100 * time.Millisecond)
+		fill(t, filler)
+		appendNotes(t, e, next, 100)
 	}
 	if err := e.DiskFull(); !errors.Is(err, engine.ErrNoSpace) {
 		t.Fatalf("DiskFull after the drainer's batch found no room for the index: %v, want ErrNoSpace", err)
