@@ -55,7 +55,7 @@ const (
 	// token: ab\ncdefghijklmnop.) The run starts after the break: an
 	// escaped CRLF's \n is not a word of it (ab\r\n  next was stored
 	// [REDACTED]  next, its break lost).
-	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?` + escapedBreak + `(?:(?:[^\s\\]|\\[^nr\s])\S*)?` + bareEnd
+	shortBeforeBreak = `(?:[^\s=<>\\]` + bareByte + `{0,2})?` + escapedBreak + `+(?:(?:[^\s\\]|\\[^nr\s])\S*)?` + bareEnd
 	// lineAfterBreak is shortBeforeBreak after a colon: a value of 0-3
 	// bytes before an escaped line break runs on to the end of the next
 	// escaped line, as a colon's value runs to the end of its line

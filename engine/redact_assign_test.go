@@ -125,6 +125,11 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"short-before-crlf", `log: "DB_PASSWORD=Xy9\r\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
 		{"short-before-crlf-indented-kept", `note: password: ab\r\n  next line`, `note: password: ab\r\n  next line`},
 		{"short-before-crlf-end-kept", `{"v":"DB_PASSWORD=Xy\r\n"}`, `{"v":"DB_PASSWORD=Xy\r\n"}`},
+		// rev53: the run after the break started at its first escaped
+		// break only, and a blank line before the value kept it.
+		{"empty-before-blank-line", `log: "password=\n\nhunter2secret"`, `log: "password=` + m + `"`},
+		{"empty-before-crlf-blank-line", `log: "DB_PASSWORD=\n\r\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
+		{"short-colon-before-blank-line", `token: ab\n\ncdefghijklmnop`, `token: ` + m},
 		// sec48: the name: value form takes the same path (assignOp's
 		// ':'); 5c94e7e's note that it kept the value was wrong.
 		{"colon-short-before-break", `token: ab\ncdefghijklmnop`, `token: ` + m},
