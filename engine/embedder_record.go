@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/models"
 	"github.com/mnemo-go/mnemo/journal"
@@ -43,11 +44,31 @@ type EmbedderMismatchError struct {
 // Error implements error and says what to do.
 func (e *EmbedderMismatchError) Error() string {
 	if e.Requested == "" {
-		return fmt.Sprintf("engine: %s was embedded with %s, which cannot be loaded (%v): give it as Config.Embedder (CLI: --embedder), or re-embed with another one (CLI: mnemo --embedder NAME reindex --vectors)",
-			e.where(), e.Recorded, e.Cause)
+		return fmt.Sprintf("engine: %s was embedded with %s, which cannot be loaded (%v): give it as Config.Embedder (CLI: --embedder), or re-embed with another one (CLI: mnemo %s --embedder NAME reindex --vectors)",
+			e.where(), e.Recorded, e.Cause, e.cliTarget())
 	}
-	return fmt.Sprintf("engine: %s was embedded with %s, not %s: open it with %s (CLI: leave --embedder out), or re-embed every message with %s (CLI: mnemo --embedder %s reindex --vectors; library: Config.SwitchEmbedder)",
-		e.where(), e.Recorded, e.Requested, e.Recorded, e.Requested, cliName(e.Requested))
+	return fmt.Sprintf("engine: %s was embedded with %s, not %s: open it with %s (CLI: leave --embedder out), or re-embed every message with %s (CLI: mnemo %s --embedder %s reindex --vectors; library: Config.SwitchEmbedder)",
+		e.where(), e.Recorded, e.Requested, e.Recorded, e.Requested, e.cliTarget(), cliName(e.Requested))
+}
+
+// cliTarget is the CLI's global flag that names the memory, for the
+// command the error suggests: "--dir DIR" (quoted for a shell when
+// needed), or "--db URL" on Postgres. Without it the command re-embedded
+// ./mnemo-data, or $MNEMO_DIR, not the directory refused (readme54).
+func (e *EmbedderMismatchError) cliTarget() string {
+	if e.Dir == "" {
+		return "--db URL"
+	}
+	return "--dir " + shellWord(e.Dir)
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but plain
+// characters (cmd/mnemo's shellWord).
+func shellWord(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // where names the memory: its data directory, or the Postgres database.

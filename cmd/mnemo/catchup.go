@@ -18,11 +18,11 @@ import (
 // there step by step, and says what finishes it at once (`mnemo check`,
 // or a running `mnemo serve`). Nothing is written when both channels are
 // caught up.
-func catchUpHint(w io.Writer, command, lexical, vector string) {
+func catchUpHint(w io.Writer, command string, t target, lexical, vector string) {
 	if lexical != recall.StatusCatchingUp && vector != recall.StatusCatchingUp && !strings.Contains(vector, "not embedded yet") {
 		return
 	}
-	fmt.Fprintf(w, "mnemo %s: the indexes are catching up: %s\n", command, catchUpHow("them"))
+	fmt.Fprintf(w, "mnemo %s: the indexes are catching up: %s\n", command, catchUpHow("them", t))
 }
 
 // readCatchUpHow says how indexing that is behind gets on (what: "the
@@ -30,8 +30,8 @@ func catchUpHint(w io.Writer, command, lexical, vector string) {
 // runs no outbox drainer, engine.Config.KeepOutbox): it gets none of it
 // done, and leaves it to the next command that writes or searches
 // (catchUpHow), to mnemo check or a running mnemo serve.
-func readCatchUpHow(command, what string) string {
-	return fmt.Sprintf("mnemo %s only reads: it leaves %s to the next command that writes or searches, which gets it a batch (512 messages) or more further before it exits; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)", command, what)
+func readCatchUpHow(command, what string, t target) string {
+	return fmt.Sprintf("mnemo %s only reads: it leaves %s to the next command that writes or searches, which gets it a batch (512 messages) or more further before it exits; 'mnemo %s check' finishes it (a running 'mnemo serve' does it in the background)", command, what, t.flag())
 }
 
 // catchUpHow says how indexing that is behind gets on (what: "them", "the
@@ -41,6 +41,6 @@ func readCatchUpHow(command, what string) string {
 // background. catchUpHint and the warning of a quarantine
 // (sayQuarantined) both say it; a command that only reads says
 // readCatchUpHow instead.
-func catchUpHow(what string) string {
-	return fmt.Sprintf("each command gets %s a batch (512 messages) or more further before it exits, waiting at most %s for it; 'mnemo check' finishes it (a running 'mnemo serve' does it in the background)", what, engine.CloseDrainWait)
+func catchUpHow(what string, t target) string {
+	return fmt.Sprintf("each command gets %s a batch (512 messages) or more further before it exits, waiting at most %s for it; 'mnemo %s check' finishes it (a running 'mnemo serve' does it in the background)", what, engine.CloseDrainWait, t.flag())
 }

@@ -29,12 +29,12 @@ func TestCatchUpHint(t *testing.T) {
 		{recall.StatusOff, recall.StatusCatchingUp, true},
 	} {
 		var b bytes.Buffer
-		catchUpHint(&b, "search", tc.lexical, tc.vector)
+		catchUpHint(&b, "search", target{dir: "my data"}, tc.lexical, tc.vector)
 		got := b.String()
 		if tc.hint != (got != "") {
 			t.Errorf("lexical %q, vector %q: hint %q, want one: %v", tc.lexical, tc.vector, got, tc.hint)
 		}
-		if tc.hint && (!strings.HasPrefix(got, "mnemo search: ") || !strings.Contains(got, "'mnemo check' finishes it")) {
+		if tc.hint && (!strings.HasPrefix(got, "mnemo search: ") || !strings.Contains(got, `'mnemo --dir 'my data' check' finishes it`)) {
 			t.Errorf("lexical %q, vector %q: hint %q does not name the command and what finishes it", tc.lexical, tc.vector, got)
 		}
 	}

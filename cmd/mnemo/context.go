@@ -97,7 +97,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if *query != "" && lc.MemCtx.Options.TopK == 0 {
 		fmt.Fprintf(c.Stderr, "mnemo context: recall is off (no recall flag, and the data directory configures no recall): --query was recorded but nothing was recalled; give --top-k K (or another recall flag) to recall\n")
 	}
-	catchUpHint(c.Stderr, "context", lc.MemCtx.Retrieval.Lexical, lc.MemCtx.Retrieval.Vector)
+	catchUpHint(c.Stderr, "context", c.target(), lc.MemCtx.Retrieval.Lexical, lc.MemCtx.Retrieval.Vector)
 	if *asJSON {
 		out := server.ContextOf(lc)
 		out.Notice = server.RecallOffNotice(*query, lc.MemCtx, "give --top-k K (or another recall flag)")

@@ -39,8 +39,16 @@ func TestEmbedderSticky(t *testing.T) {
 		t.Fatalf("auto search on a hash-384 directory: exit %d\n%s%s", code, out, stderr)
 	}
 	code, _, stderr = run(t, auto, "--dir", dir, "--embedder", "use-lite", "search", "--resource", "r", "refund")
-	if code != 1 || !strings.Contains(stderr, "embedded with hash-384, not use-lite") || !strings.Contains(stderr, "mnemo --embedder use-lite reindex --vectors") {
-		t.Fatalf("search with another embedder: exit %d, %q; want 1 and the command to switch", code, stderr)
+	// The command to switch names the directory: without --dir it
+	// re-embedded ./mnemo-data (readme54), with the directory given by
+	// --dir or by $MNEMO_DIR.
+	switchCmd := "mnemo --dir " + dir + " --embedder use-lite reindex --vectors"
+	if code != 1 || !strings.Contains(stderr, "embedded with hash-384, not use-lite") || !strings.Contains(stderr, switchCmd) {
+		t.Fatalf("search with another embedder: exit %d, %q; want 1 and the command to switch, %q", code, stderr, switchCmd)
+	}
+	code, _, stderr = run(t, map[string]string{"MNEMO_EMBEDDER": "auto", "MNEMO_DIR": dir}, "--embedder", "use-lite", "search", "--resource", "r", "refund")
+	if code != 1 || !strings.Contains(stderr, switchCmd) {
+		t.Fatalf("search with another embedder, $MNEMO_DIR: exit %d, %q; want 1 and the command to switch, %q", code, stderr, switchCmd)
 	}
 	if code, out, stderr := run(t, auto, "--dir", dir, "--embedder", "use-lite", "reindex", "--vectors"); code != 0 {
 		t.Fatalf("reindex --vectors: exit %d\n%s%s", code, out, stderr)

@@ -38,6 +38,9 @@ type eventNotes struct {
 	// (engine.Config.KeepOutbox: a command that only reads), which then
 	// gets no rebuild further (sayQuarantined).
 	keptOutbox bool
+	// target is the memory the command opened, named in the commands
+	// its notes suggest.
+	target target
 }
 
 // add passes ev on from a reader of the engine's own channel
@@ -77,7 +80,7 @@ func (n *eventNotes) say(w io.Writer, name string) {
 		}
 		if ev.Reason == engine.EventQuarantined {
 			if name != "check" {
-				sayQuarantined(w, name, ev, n.keptOutbox)
+				sayQuarantined(w, name, ev, n.keptOutbox, n.target)
 			}
 			continue
 		}
@@ -114,10 +117,10 @@ func (n *eventNotes) sayRest(w io.Writer, name string, total, more, moreMsgs int
 // found damaged, where the copy went, that the index is rebuilt from
 // mnemo.db, which holds every message, and how the rebuild gets on
 // (catchUpHow; readCatchUpHow when keptOutbox: the engine ran no drainer).
-func sayQuarantined(w io.Writer, name string, ev engine.Event, keptOutbox bool) {
-	how := catchUpHow("the rebuild")
+func sayQuarantined(w io.Writer, name string, ev engine.Event, keptOutbox bool, t target) {
+	how := catchUpHow("the rebuild", t)
 	if keptOutbox {
-		how = readCatchUpHow(name, "the rebuild")
+		how = readCatchUpHow(name, "the rebuild", t)
 	}
 	fmt.Fprintf(w, "mnemo %s: warning: the lexical index was found damaged (%s) and moved to %s; it is being rebuilt from %s, which holds every message: nothing is lost; %s\n",
 		name, ev.Detail, ev.Path, engine.DatabaseFile, how)

@@ -78,7 +78,7 @@ func (c *SalvageCommand) warnConfig() {
 // damaged file is and what check says now.
 func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.Sound {
-		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed. 'mnemo check' compares it with the indexes; --force salvages it anyway.\n", rep.Dir, engine.DatabaseFile)
+		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed. 'mnemo --dir %s check' compares it with the indexes; --force salvages it anyway.\n", rep.Dir, engine.DatabaseFile, shellWord(rep.Dir))
 		c.printWAL(rep.WAL)
 		return nil
 	}

@@ -188,7 +188,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 		fmt.Fprintf(c.Stdout, "note: %s\n", r.Note)
 	}
 	printLegend(c.Stdout, searchScores(*opts, e.RecallTuning(), r, hits).legend(hitScores(hits))...)
-	catchUpHint(c.Stderr, "search", r.Lexical, r.Vector)
+	catchUpHint(c.Stderr, "search", c.target(), r.Lexical, r.Vector)
 	if err := printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{}); err != nil {
 		return err
 	}

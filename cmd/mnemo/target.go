@@ -164,14 +164,14 @@ func (t target) String() string {
 	return t.dir
 }
 
-// flag is the global flag that names t in a command to run: --dir DIR, or
-// --db with the redacted DSN (the password is left for the reader to put
-// back).
+// flag is the global flag that names t in a command to run: --dir DIR
+// (quoted for a shell when needed), or --db with the redacted DSN (the
+// password is left for the reader to put back).
 func (t target) flag() string {
 	if t.dsn != "" {
-		return "--db " + redactDSN(t.dsn)
+		return "--db " + shellWord(redactDSN(t.dsn))
 	}
-	return "--dir " + t.dir
+	return "--dir " + shellWord(t.dir)
 }
 
 // backend names t's backend: "postgres" or "sqlite".

@@ -24,6 +24,7 @@ func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engin
 	if oneShot {
 		n := m.eventNotesFor()
 		cfg.Events, n.keptOutbox = n.ch, cfg.KeepOutbox
+		n.target = target{dir: cfg.Dir, dsn: cfg.Postgres}
 	}
 	if interruptAt != nil {
 		interruptAt("open")
