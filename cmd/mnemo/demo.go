@@ -101,11 +101,13 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 // caller removes (the sample file is written there; without --dir the data
 // directory is inside it, removed with it unless keep). --dir DIR is the
 // data directory itself, kept: it must be new or empty, so the demo's
-// sample never lands in a memory of the user's.
+// sample never lands in a memory of the user's. $MNEMO_DIR is not read,
+// for the same reason. One that holds files is refused in two lines, the
+// hint and helpHint (valuef): it printed every flag of demo after the hint.
 func (c *DemoCommand) demoDirs(fs *flag.FlagSet, keep bool) (data, scratch string, err error) {
 	if c.dirFlag {
 		if ents, err := os.ReadDir(c.Dir); err == nil && len(ents) > 0 {
-			return "", "", c.usagef(fs, "demo writes a sample conversation into --dir, which must be new or empty: %s holds files (leave --dir out for a scratch directory)", c.Dir)
+			return "", "", c.valuef(fs, "demo writes a sample conversation into --dir, which must be new or empty: %s holds files (leave --dir out for a scratch directory)", c.Dir)
 		}
 	}
 	if scratch, err = os.MkdirTemp("", "mnemo-demo-"); err != nil {

@@ -44,6 +44,15 @@ func TestFlagsAsMeant(t *testing.T) {
 			}
 		})
 	}
+	// A non-empty --dir is refused in two lines, not with every flag of
+	// demo after the hint (readme54).
+	t.Run("DemoDirNotEmptyLines", func(t *testing.T) {
+		_, _, stderr := run(t, nil, "--dir", full, "demo")
+		lines := strings.Split(strings.TrimSpace(stderr), "\n")
+		if len(lines) != 2 || !strings.HasPrefix(lines[0], "mnemo demo: ") || lines[1] != "Run 'mnemo help demo' for the flags." {
+			t.Fatalf("stderr %q, want the hint and \"Run 'mnemo help demo' for the flags.\"", stderr)
+		}
+	})
 	t.Run("SearchThread", func(t *testing.T) {
 		code, out, stderr := run(t, nil, "--dir", dir, "search", "--resource", "r", "--thread", "a", "--json", "garden water")
 		if code != 0 {
