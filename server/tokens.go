@@ -99,8 +99,10 @@ type Principal struct {
 }
 
 // Operator is the principal of every request when the server has no token
-// file: every resource, erasure allowed.
-var Operator = &Principal{Name: "operator", All: true, Erase: true}
+// file: every resource, erasure allowed. Its ResourceHint names no token
+// (it said "…or the token has one resource" where there was none).
+var Operator = &Principal{Name: "operator", All: true, Erase: true,
+	ResourceHint: "resourceId is required unless the thread is a stored one: without a token file (serve --tokens) a request may touch every resource, so name the one to use"}
 
 // Allows reports whether p may touch resourceID.
 func (p *Principal) Allows(resourceID string) bool {
