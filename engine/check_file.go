@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -93,6 +94,13 @@ func checkFileAt(ctx context.Context, path string, full bool) ([]string, error) 
 	db.SetMaxOpenConns(1)
 	var version int
 	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&version); err != nil || version == 0 {
+		if err = store.Locked("read the schema version of "+path, err); errors.Is(err, store.ErrDatabaseLocked) {
+			// Another program's exclusive lock, held for the whole busy
+			// timeout: said now. Left to Open, it waited the busy
+			// timeout again (mnemo check took 20 s to fail, other
+			// commands 10 s; readme54).
+			return nil, fmt.Errorf("engine: check: %w", err)
+		}
 		// Not a database SQLite can read, or one without mnemo's schema:
 		// Open reports it (ErrDatabaseCorrupt, with the advice).
 		return nil, ctx.Err()

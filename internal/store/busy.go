@@ -76,6 +76,12 @@ func (e lockedError) Is(target error) bool { return target == ErrDatabaseLocked 
 
 func (e lockedError) Unwrap() error { return e.err }
 
+// Locked returns err, of what ("read the schema version"), as an error
+// matching ErrDatabaseLocked when it is SQLite's SQLITE_BUSY or
+// SQLITE_LOCKED (in any extended form), for a handle opened outside Open
+// (engine.CheckFile's read-only one); err itself otherwise.
+func Locked(what string, err error) error { return locked(what, err) }
+
 // locked returns err, of what, as a lockedError when it is SQLite's
 // SQLITE_BUSY or SQLITE_LOCKED (in any extended form).
 func locked(what string, err error) error {
