@@ -76,15 +76,12 @@ func (e lockedError) Is(target error) bool { return target == ErrDatabaseLocked 
 
 func (e lockedError) Unwrap() error { return e.err }
 
-// Locked returns err, of what ("read the schema version"), as an error
-// matching ErrDatabaseLocked when it is SQLite's SQLITE_BUSY or
-// SQLITE_LOCKED (in any extended form), for a handle opened outside Open
-// (engine.CheckFile's read-only one); err itself otherwise.
-func Locked(what string, err error) error { return locked(what, err) }
-
-// locked returns err, of what, as a lockedError when it is SQLite's
-// SQLITE_BUSY or SQLITE_LOCKED (in any extended form).
-func locked(what string, err error) error {
+// Locked returns err, of what ("open a connection", "read the schema
+// version"), as a lockedError, matching ErrDatabaseLocked, when it is
+// SQLite's SQLITE_BUSY or SQLITE_LOCKED (in any extended form): at a
+// connection's open, at a read no writer can block, or on a handle opened
+// outside Open (engine.CheckFile's read-only one); err itself otherwise.
+func Locked(what string, err error) error {
 	if c := ResultCode(err); c == sqliteBusy || c == sqliteLocked {
 		return lockedError{what, err}
 	}

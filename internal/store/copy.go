@@ -50,7 +50,7 @@ func VacuumInto(ctx context.Context, db *sql.DB, path string) error {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
-		return fmt.Errorf("store: vacuum into %s: %w", path, locked("read", err))
+		return fmt.Errorf("store: vacuum into %s: %w", path, Locked("read", err))
 	}
 	return nil
 }

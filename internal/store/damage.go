@@ -106,7 +106,7 @@ type watchConnector struct {
 func (c watchConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
-		return nil, c.d.note(locked("open a connection", err)) // busy.go
+		return nil, c.d.note(Locked("open a connection", err)) // busy.go
 	}
 	sc, ok := conn.(sqliteConn)
 	if !ok { // another modernc.org/sqlite: TestDamageNoted fails
