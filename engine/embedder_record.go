@@ -7,9 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/models"
+	"github.com/mnemo-go/mnemo/internal/shellword"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/recall/uselite"
@@ -59,16 +59,7 @@ func (e *EmbedderMismatchError) cliTarget() string {
 	if e.Dir == "" {
 		return "--db URL"
 	}
-	return "--dir " + shellWord(e.Dir)
-}
-
-// shellWord quotes s for a POSIX shell when it holds anything but plain
-// characters (cmd/mnemo's shellWord).
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return "--dir " + shellword.Quote(e.Dir)
 }
 
 // where names the memory: its data directory, or the Postgres database.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/shellword"
 )
 
 // flags returns a FlagSet for a subcommand. Its usage goes to standard
@@ -334,13 +335,8 @@ func globalFlagLine(global []string, cmd string, args []string, name string) str
 }
 
 // shellWord quotes s for a shell when it holds anything but plain
-// characters.
-func shellWord(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+=,-") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+// characters (shellword.Quote).
+var shellWord = shellword.Quote
 
 // usagef prints a hint for a usage error of the command line's shape (a
 // flag or argument missing, stray, or two that exclude each other) to
