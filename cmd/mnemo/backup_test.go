@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -161,5 +163,30 @@ func TestBackupRemovesStaleStaging(t *testing.T) {
 	if _, err := os.Lstat(second); code != 0 || err == nil || json.Unmarshal([]byte(out), &res) != nil ||
 		fmt.Sprint(res.RemovedStaging) != "[.old.backup-2]" {
 		t.Fatalf("backup --json: exit %d, %s left (%v)\n%s%s", code, second, err, out, stderr)
+	}
+}
+
+// TestBackupAdviceQuotesDest: the check the backup suggests runs as
+// printed when DEST's path holds a blank (readme55: 'mnemo --dir
+// /tmp/my backup check' ran backup on /tmp/my). It is run as printed, by
+// a shell.
+func TestBackupAdviceQuotesDest(t *testing.T) {
+	dir := t.TempDir()
+	newDataDir(t, dir)
+	dest := filepath.Join(t.TempDir(), "my backup")
+	code, _, errOut := run(t, nil, "--dir", dir, "backup", dest)
+	if code != 0 {
+		t.Fatalf("backup: exit %d %q", code, errOut)
+	}
+	want := "mnemo --dir " + shellWord(dest) + " check"
+	if !strings.Contains(errOut, want) {
+		t.Fatalf("backup's advice %q does not hold %q", errOut, want)
+	}
+	out, err := exec.Command("sh", "-c", "set -- "+want+`; for w; do printf '%s\n' "$w"; done`).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !slices.Equal(got, []string{"mnemo", "--dir", dest, "check"}) {
+		t.Errorf("the shell reads the advice's command as %q, want mnemo --dir %q check", got, dest)
 	}
 }

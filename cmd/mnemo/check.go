@@ -474,7 +474,7 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 		fmt.Fprintf(c.Stderr, "  %s\n", p)
 	}
 	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one (%s), then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
-		engine.DatabaseFile, engine.DatabaseFile, backupsDoc, c.Dir)
+		engine.DatabaseFile, engine.DatabaseFile, backupsDoc, shellWord(c.Dir))
 }
 
 // printCorruptAdvice says what to do about a damaged database file of dir
@@ -485,10 +485,10 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 // advice sent the reader back to the command that had just failed.
 func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
 	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it.",
-		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, dir)
+		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(dir))
 	if salvage {
 		fmt.Fprintf(w, " Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes.",
-			dir, engine.DatabaseFile)
+			shellWord(dir), engine.DatabaseFile)
 	}
 	fmt.Fprintf(w, " The indexes are derived from the database and cannot repair it.\n")
 }
@@ -499,7 +499,7 @@ func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
 // by deleting the file.
 func printEmptyAdvice(w io.Writer, dir string) {
 	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it; an empty file holds nothing mnemo salvage could copy. If %s never held a memory, delete %s and its index directory: a writing command (mnemo ingest, mnemo serve) creates them anew.\n",
-		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, dir, dir, engine.DatabaseFile)
+		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(dir), dir, engine.DatabaseFile)
 }
 
 // backupsDoc points the advice to restore mnemo.db from a backup at the

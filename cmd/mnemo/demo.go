@@ -90,7 +90,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	}
 	printReplay(c.Stdout, r, true)
 	if kept {
-		fmt.Fprintf(c.Stdout, "\nInspect it again: mnemo --dir %s memctx %s; mnemo --dir %s replay %s --without recalled\n", data, demoRunID, data, demoRunID)
+		fmt.Fprintf(c.Stdout, "\nInspect it again: mnemo --dir %s memctx %s; mnemo --dir %s replay %s --without recalled\n", shellWord(data), demoRunID, shellWord(data), demoRunID)
 	} else {
 		fmt.Fprintf(c.Stdout, "\n(The scratch data directory is removed; run 'mnemo demo --keep' to inspect it with mnemo memctx and mnemo replay.)\n")
 	}

@@ -359,7 +359,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		return 1
 	case errors.Is(err, engine.ErrDatabaseNotFile):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",
-			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, m.Dir)
+			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(m.Dir))
 		return 1
 	case errors.Is(err, engine.ErrDatabaseEmpty):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
@@ -393,7 +393,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 // (engine.ErrNoSpace): the way to get the data of dir out now, while its
 // disk is full.
 func noSpaceAdvice(dir string) string {
-	return fmt.Sprintf("To get the data out now: 'mnemo --dir %s backup DEST' copies it to DEST, a new directory on another disk (it writes only there; %s).", dir, backupsDoc)
+	return fmt.Sprintf("To get the data out now: 'mnemo --dir %s backup DEST' copies it to DEST, a new directory on another disk (it writes only there; %s).", shellWord(dir), backupsDoc)
 }
 
 // usageLine is mnemo's usage in one line: the first of its help, and said

@@ -376,7 +376,7 @@ func (e *storedConfigError) advice() string {
 	}
 	return first + fmt.Sprintf("%s is the configuration the last 'mnemo serve --config' stored in %s; "+
 		"fix it, or run 'mnemo --dir %s serve --config FILE' with a good file (it replaces it), "+
-		"or move it away to run with the defaults (nothing else is kept in it)", StoredConfigFile, e.Dir, e.Dir)
+		"or move it away to run with the defaults (nothing else is kept in it)", StoredConfigFile, e.Dir, shellWord(e.Dir))
 }
 
 // store writes c, less its working memory (stored in the database), as
