@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/shellword"
 )
 
 // The swap of a salvaged database cannot be one atomic step: mnemo.db and
@@ -190,7 +192,7 @@ func checkSwap(dir string) error {
 	if err != nil || kept == "" {
 		return err
 	}
-	return fmt.Errorf("%w (the damaged original is kept whole as %s): run 'mnemo --dir %s salvage' to finish it", ErrSalvageInterrupted, kept, dir)
+	return fmt.Errorf("%w (the damaged original is kept whole as %s); to finish it, run: mnemo --dir %s salvage", ErrSalvageInterrupted, kept, shellword.Quote(dir))
 }
 
 // resumeSwap finishes a swap that was interrupted (swapMarker present).

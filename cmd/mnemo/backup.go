@@ -52,6 +52,6 @@ func (c *BackupCommand) Run(ctx context.Context, args []string) error {
 		}
 		fmt.Fprintf(c.Stderr, "removed %s killed before %s finished, beside %s: %s\n", what, they, res.Dest, strings.Join(res.RemovedStaging, ", "))
 	}
-	fmt.Fprintf(c.Stderr, "the indexes are not copied: the first command that opens it rebuilds them from its database ('mnemo --dir %s check' rebuilds them at once and verifies the copy). The backup keeps what a later erasure removes here: delete old backups by your retention\n", shellWord(res.Dest))
+	fmt.Fprintf(c.Stderr, "the indexes are not copied: the first command that opens it rebuilds them from its database. The backup keeps what a later erasure removes here: delete old backups by your retention. To rebuild the indexes at once and verify the copy, run: mnemo --dir %s check\n", shellWord(res.Dest))
 	return nil
 }

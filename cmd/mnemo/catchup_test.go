@@ -34,7 +34,7 @@ func TestCatchUpHint(t *testing.T) {
 		if tc.hint != (got != "") {
 			t.Errorf("lexical %q, vector %q: hint %q, want one: %v", tc.lexical, tc.vector, got, tc.hint)
 		}
-		if tc.hint && (!strings.HasPrefix(got, "mnemo search: ") || !strings.Contains(got, `'mnemo --dir 'my data' check' finishes it`)) {
+		if tc.hint && (!strings.HasPrefix(got, "mnemo search: ") || !strings.Contains(got, "to finish it now, run: mnemo --dir 'my data' check\n")) {
 			t.Errorf("lexical %q, vector %q: hint %q does not name the command and what finishes it", tc.lexical, tc.vector, got)
 		}
 	}

@@ -434,10 +434,10 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 			fmt.Fprintf(c.Stderr, "The damaged shard snapshot %s deleted: nothing is lost (snapshots are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.\n", files)
 		}
 		if len(ce.Reembedding) > 0 {
-			fmt.Fprintf(c.Stderr, "The damaged embeddings were handed back for embedding again: nothing is lost (embeddings are derived from the messages). The next mnemo serve, mnemo mcp or mnemo check embeds them again, and the check then passes; 'mnemo %s reindex --vectors' recomputes every embedding now. Damage that comes back points at the disk.\n", c.target().flag())
+			fmt.Fprintf(c.Stderr, "The damaged embeddings were handed back for embedding again: nothing is lost (embeddings are derived from the messages). The next mnemo serve, mnemo mcp or mnemo check embeds them again, and the check then passes. Damage that comes back points at the disk. To recompute every embedding now, run: mnemo %s reindex --vectors\n", c.target().flag())
 		}
 	case "reindex":
-		fmt.Fprintf(c.Stderr, "What to do: run 'mnemo %s reindex' to rebuild the indexes from the database (add --vectors to recompute the embeddings too).\n", c.target().flag())
+		fmt.Fprintf(c.Stderr, "What to do: rebuild the indexes from the database (add --vectors to recompute the embeddings too): mnemo %s reindex\n", c.target().flag())
 	}
 }
 
@@ -473,7 +473,7 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 	for _, p := range found {
 		fmt.Fprintf(c.Stderr, "  %s\n", p)
 	}
-	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one (%s), then run 'mnemo --dir %s reindex'. Otherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
+	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one (%s), then rebuild the indexes from it: mnemo --dir %s reindex\nOtherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
 		engine.DatabaseFile, engine.DatabaseFile, backupsDoc, shellWord(c.Dir))
 }
 
@@ -484,13 +484,13 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 // on the file (its header unreadable: "nothing to salvage"), where the
 // advice sent the reader back to the command that had just failed.
 func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it.",
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: mnemo --dir %s reindex\n",
 		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(dir))
 	if salvage {
-		fmt.Fprintf(w, " Without a backup, 'mnemo --dir %s salvage' copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes.",
-			shellWord(dir), engine.DatabaseFile)
+		fmt.Fprintf(w, "Without a backup, salvage copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes: mnemo --dir %s salvage\n",
+			engine.DatabaseFile, shellWord(dir))
 	}
-	fmt.Fprintf(w, " The indexes are derived from the database and cannot repair it.\n")
+	fmt.Fprintf(w, "The indexes are derived from the database and cannot repair it.\n")
 }
 
 // printEmptyAdvice says what to do about dir's mnemo.db of 0 bytes
@@ -498,7 +498,7 @@ func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
 // is the only copy; a directory that never held a memory is started anew
 // by deleting the file.
 func printEmptyAdvice(w io.Writer, dir string) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex' to rebuild the indexes from it; an empty file holds nothing mnemo salvage could copy. If %s never held a memory, delete %s and its index directory: a writing command (mnemo ingest, mnemo serve) creates them anew.\n",
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: mnemo --dir %s reindex\nAn empty file holds nothing mnemo salvage could copy. If %s never held a memory, delete %s and its index directory: a writing command (mnemo ingest, mnemo serve) creates them anew.\n",
 		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(dir), dir, engine.DatabaseFile)
 }
 

@@ -62,7 +62,7 @@ func TestCheckDamagedEmbeddings(t *testing.T) {
 	if rep := checkJSON(t, code, out, stderr); rep.Action != "none" || len(rep.Problems) != 2 || len(rep.Reembedding) != 2 {
 		t.Errorf("check --json after damage: %+v, want action none and the 2 problems being re-embedded\n%s", rep, out)
 	}
-	for _, want := range []string{"(wrong length; e.g. m03)", "(a NaN or ±Inf value; e.g. m12)", "nothing is lost", "The next mnemo serve, mnemo mcp or mnemo check embeds them again", "'mnemo --dir " + dir + " reindex --vectors'"} {
+	for _, want := range []string{"(wrong length; e.g. m03)", "(a NaN or ±Inf value; e.g. m12)", "nothing is lost", "The next mnemo serve, mnemo mcp or mnemo check embeds them again", "To recompute every embedding now, run: mnemo --dir " + dir + " reindex --vectors\n"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}

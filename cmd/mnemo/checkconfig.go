@@ -16,7 +16,7 @@ func (c *CheckCommand) printConfigAdvice(res *checkResult, full bool) {
 	}
 	fmt.Fprintf(c.Stderr, "mnemo check: the stored configuration cannot be used:\n  %v\n", d.Err)
 	fmt.Fprintf(c.Stderr, "The check ran with the engine's defaults on the data directory's own files (%s names no store, and none of its settings changes what a check reads); "+
-		"every other command but mnemo salvage refuses to run until it is fixed.\nWhat to do: %s.\n", StoredConfigFile, d.advice())
+		"every other command but mnemo salvage refuses to run until it is fixed.\nWhat to do: %s\n", StoredConfigFile, d.advice())
 	if res != nil && res.found == nil {
 		fmt.Fprintf(c.Stderr, "Apart from it, the check passed: %s.\n", c.passed(full))
 	}

@@ -23,7 +23,7 @@ func TestCheckStoredWorkingMemory(t *testing.T) {
 	const want = `the working-memory configuration stored in the database does not build (mode "patch", scope "thread")`
 	code, stdout, stderr := run(t, nil, "--dir", dir, "check")
 	if code != 1 || stdout != "" || !strings.Contains(stderr, "mnemo check: the working-memory configuration stored in the database does not build:\n  ") ||
-		!strings.Contains(stderr, want) || !strings.Contains(stderr, "What to do: start 'mnemo --dir "+dir+" serve --config FILE'") ||
+		!strings.Contains(stderr, want) || !strings.Contains(stderr, "What to do: replace it: start mnemo serve once with a --config FILE that has a \"workingMemory\" member (a schema, schemaFile or template; docs/serve.md#mnemo-json): mnemo --dir "+dir+" serve --config FILE\n") ||
 		!strings.Contains(stderr, "Every context, wm set, working-memory route and working-memory tool answer fails until it is replaced; wm get and wm history read the stored states as they are") ||
 		!strings.HasSuffix(stderr, "mnemo check: 1 problem (listed above)\n") {
 		t.Errorf("check: exit %d, stdout %q, stderr %q; want exit 1, the stored working memory as the one problem, what to do", code, stdout, stderr)

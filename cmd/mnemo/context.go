@@ -89,7 +89,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	if errors.Is(err, engine.ErrThreadNotFound) {
 		// The API and MCP start a new conversation on such a thread:
 		// that this one does not is by design (readme51 F9).
-		return fmt.Errorf("%w; mnemo context loads only a stored thread (POST /v1/context and MCP's memory_context start a new conversation instead): 'mnemo threads' lists them, and 'mnemo ingest' stores a thread's first turns", err)
+		return fmt.Errorf("%w; mnemo context loads only a stored thread (POST /v1/context and MCP's memory_context start a new conversation instead), and mnemo ingest stores a thread's first turns; to list the stored threads, run: %s", err, c.target().threadsCmd(""))
 	}
 	if err != nil {
 		return answerFlagError(err, *thread)

@@ -118,7 +118,7 @@ func TestContextUnknownThread(t *testing.T) {
 	}
 	code, out, stderr := run(t, nil, "--dir", dir, "context", "--thread", "nope", "--resource", "ana", "--query", "hi")
 	if code != 1 || out != "" || !strings.Contains(stderr, `thread not found: "nope"`) ||
-		!strings.Contains(stderr, "mnemo context loads only a stored thread") || !strings.Contains(stderr, "'mnemo threads' lists them") {
+		!strings.Contains(stderr, "mnemo context loads only a stored thread") || !strings.Contains(stderr, "to list the stored threads, run: mnemo --dir "+dir+" threads") {
 		t.Fatalf("context on an unknown thread: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 	if code, out, _ := run(t, nil, "--dir", dir, "runs"); code != 0 || strings.Contains(out, "nope") {

@@ -92,7 +92,7 @@ func (c *DemoCommand) Run(ctx context.Context, args []string) error {
 	if kept {
 		fmt.Fprintf(c.Stdout, "\nInspect it again: mnemo --dir %s memctx %s; mnemo --dir %s replay %s --without recalled\n", shellWord(data), demoRunID, shellWord(data), demoRunID)
 	} else {
-		fmt.Fprintf(c.Stdout, "\n(The scratch data directory is removed; run 'mnemo demo --keep' to inspect it with mnemo memctx and mnemo replay.)\n")
+		fmt.Fprintf(c.Stdout, "\nThe scratch data directory is removed; to keep it for mnemo memctx and mnemo replay, run: mnemo demo --keep\n")
 	}
 	return nil
 }

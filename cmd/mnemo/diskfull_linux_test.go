@@ -54,7 +54,7 @@ func TestReadCommandsOnFullDisk(t *testing.T) {
 		t.Errorf("export on the full disk without an index: %v, want the messages", err)
 	}
 	code, _, stderr = run(t, nil, "--dir", dir, "search", "--resource", "r", "sailing")
-	if code != 1 || !strings.Contains(stderr, "no space left") || !strings.Contains(stderr, "'mnemo --dir "+dir+" backup DEST'") {
+	if code != 1 || !strings.Contains(stderr, "no space left") || !strings.Contains(stderr, ": mnemo --dir "+dir+" backup DEST\n") {
 		t.Errorf("search on the full disk without an index: exit %d, %s, want the no-space error naming mnemo backup DEST", code, stderr)
 	}
 }

@@ -108,7 +108,7 @@ func (n *eventNotes) sayRest(w io.Writer, name string, total, more, moreMsgs int
 		dropped += e.DroppedEvents()
 	}
 	if dropped > 0 && total > 0 {
-		fmt.Fprintf(w, "mnemo %s: warning: %s more not counted: more threads may have been evicted or expired ('mnemo threads' lists what is left)\n", name, count(dropped, "engine event"))
+		fmt.Fprintf(w, "mnemo %s: warning: %s more not counted: more threads may have been evicted or expired; to list what is left, run: %s\n", name, count(dropped, "engine event"), n.target.threadsCmd(""))
 	}
 }
 

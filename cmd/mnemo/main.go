@@ -358,7 +358,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 			name, err, engine.DatabaseFile, what, file, m.Dir, file, m.Dir)
 		return 1
 	case errors.Is(err, engine.ErrDatabaseNotFile):
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then run 'mnemo --dir %s reindex'.\n",
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: mnemo --dir %s reindex\n",
 			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(m.Dir))
 		return 1
 	case errors.Is(err, engine.ErrDatabaseEmpty):
@@ -393,7 +393,7 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 // (engine.ErrNoSpace): the way to get the data of dir out now, while its
 // disk is full.
 func noSpaceAdvice(dir string) string {
-	return fmt.Sprintf("To get the data out now: 'mnemo --dir %s backup DEST' copies it to DEST, a new directory on another disk (it writes only there; %s).", shellWord(dir), backupsDoc)
+	return fmt.Sprintf("To get the data out now, copy it to DEST, a new directory on another disk (a backup writes only there; %s): mnemo --dir %s backup DEST", backupsDoc, shellWord(dir))
 }
 
 // usageLine is mnemo's usage in one line: the first of its help, and said

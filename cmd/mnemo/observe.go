@@ -176,13 +176,13 @@ func (c *ObservationsCommand) Run(ctx context.Context, args []string) error {
 // "(no observations)" alone, as for a stored one never observed.
 func (c *ObservationsCommand) noteNoneStored(ctx context.Context, e *engine.Engine, thread, resource string) {
 	if resource != "" && !hasThreads(ctx, e, resource) {
-		fmt.Fprintf(c.Stderr, "mnemo observations: note: resource %q has no threads, so it has no observations (check the id: mnemo threads lists the stored resources)\n", resource)
+		fmt.Fprintf(c.Stderr, "mnemo observations: note: resource %q has no threads, so it has no observations; check the id: to list the stored resources, run: %s\n", resource, c.target().threadsCmd(""))
 	}
 	if thread == "" {
 		return
 	}
 	if _, err := e.GetThread(ctx, thread); errors.Is(err, engine.ErrThreadNotFound) {
-		fmt.Fprintf(c.Stderr, "mnemo observations: note: thread %q is not stored, so it has no observations (check the id: mnemo threads lists the stored threads)\n", thread)
+		fmt.Fprintf(c.Stderr, "mnemo observations: note: thread %q is not stored, so it has no observations; check the id: to list the stored threads, run: %s\n", thread, c.target().threadsCmd(""))
 	}
 }
 

@@ -43,7 +43,7 @@ func TestPostgresCLI(t *testing.T) {
 	}
 	// The vacuum it suggests names the database: a bare 'mnemo vacuum'
 	// vacuumed ./mnemo-data, or failed on a missing one (readme54).
-	if code, stdout, stderr = run(t, env, "delete", "--thread", "t1", "--yes"); code != 0 || !strings.Contains(stdout, "run 'mnemo --db "+shellWord(redactDSN(dsn))+" vacuum'") {
+	if code, stdout, stderr = run(t, env, "delete", "--thread", "t1", "--yes"); code != 0 || !strings.Contains(stdout, "to vacuum them now, run: mnemo --db "+shellWord(redactDSN(dsn))+" vacuum\n") {
 		t.Fatalf("delete: exit %d\n%s%s", code, stdout, stderr)
 	}
 	code, stdout, stderr = run(t, env, "vacuum", "--json")

@@ -42,7 +42,7 @@ func TestQuarantineSaid(t *testing.T) {
 		t.Fatalf("search: exit %d\n%s%s", code, out, stderr)
 	}
 	quarantine := filepath.Join(dir, engine.QuarantineDir)
-	for _, want := range []string{"mnemo search: warning: the lexical index was found damaged", quarantine, "rebuilt from " + engine.DatabaseFile, "nothing is lost", "'mnemo --dir " + dir + " check' finishes it"} {
+	for _, want := range []string{"mnemo search: warning: the lexical index was found damaged", quarantine, "rebuilt from " + engine.DatabaseFile, "nothing is lost", "to finish it now, run: mnemo --dir " + dir + " check\n"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("search's stderr lacks %q:\n%s", want, stderr)
 		}
@@ -121,7 +121,7 @@ func TestQuarantineSaidByRead(t *testing.T) {
 		if code != 0 || !strings.Contains(stderr, "warning: the lexical index was found damaged") {
 			t.Fatalf("%v: exit %d, want 0 and the quarantine said\n%s%s", tc.args, code, out, stderr)
 		}
-		if !strings.Contains(stderr, tc.want) || strings.Contains(stderr, tc.not) || !strings.Contains(stderr, "'mnemo --dir "+dir+" check' finishes it") {
+		if !strings.Contains(stderr, tc.want) || strings.Contains(stderr, tc.not) || !strings.Contains(stderr, "to finish it now, run: mnemo --dir "+dir+" check\n") {
 			t.Errorf("%v: stderr says %q, want %q and not %q", tc.args, stderr, tc.want, tc.not)
 		}
 	}

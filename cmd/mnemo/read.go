@@ -86,7 +86,7 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) (err error) {
 // resource with no messages.
 func (c *ThreadsCommand) noteNoThreads(listed int, resource string) {
 	if listed == 0 && resource != "" {
-		fmt.Fprintf(c.Stderr, "mnemo threads: note: resource %q has no threads (check the id: mnemo threads lists the stored resources)\n", resource)
+		fmt.Fprintf(c.Stderr, "mnemo threads: note: resource %q has no threads; check the id: to list the stored resources, run: %s\n", resource, c.target().threadsCmd(""))
 	}
 }
 

@@ -30,7 +30,7 @@ func TestReindexSaysKeptEmbedder(t *testing.T) {
 		{nil, []string{"--embedder", "auto", "reindex"}, ""},
 	} {
 		code, out, errOut := run(t, c.env, append([]string{"--dir", dir}, c.args...)...)
-		want := "mnemo reindex: note: " + c.from + " names openai, but " + dir + " is embedded with hash-384: without --vectors reindex keeps the stored embeddings and uses hash-384; to re-embed every message with openai, run 'mnemo --dir " + dir + " --embedder openai reindex --vectors'\n"
+		want := "mnemo reindex: note: " + c.from + " names openai, but " + dir + " is embedded with hash-384: without --vectors reindex keeps the stored embeddings and uses hash-384; to re-embed every message with openai, run: mnemo --dir " + dir + " --embedder openai reindex --vectors\n"
 		if c.from == "" {
 			want = ""
 		}

@@ -69,7 +69,7 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 		return missing
 	}
 	if len(runs) == 0 && *resource != "" && f.Before == nil && f.Offset == 0 && !hasThreads(ctx, e, *resource) {
-		fmt.Fprintf(c.Stderr, "mnemo runs: note: resource %q has no threads, so it has no runs (check the id: mnemo threads lists the stored resources)\n", *resource)
+		fmt.Fprintf(c.Stderr, "mnemo runs: note: resource %q has no threads, so it has no runs; check the id: to list the stored resources, run: %s\n", *resource, c.target().threadsCmd(""))
 	}
 	out := server.RunList{Runs: make([]server.RunInfo, 0, min(len(runs), *limit))}
 	for _, ri := range runs[:min(len(runs), *limit)] {

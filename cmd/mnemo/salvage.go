@@ -70,7 +70,7 @@ func (c *SalvageCommand) warnConfig() {
 	if d := c.configDamage; d != nil {
 		fmt.Fprintf(c.Stderr, "mnemo salvage: warning: the stored configuration cannot be used: %v\n"+
 			"The salvage runs with the engine's defaults (%s names no store, and none of its settings changes what a salvage reads or writes); "+
-			"every other command but mnemo check refuses to run until it is fixed. What to do: %s.\n", d.Err, StoredConfigFile, d.advice())
+			"every other command but mnemo check refuses to run until it is fixed.\nWhat to do: %s\n", d.Err, StoredConfigFile, d.advice())
 	}
 }
 
@@ -78,7 +78,7 @@ func (c *SalvageCommand) warnConfig() {
 // damaged file is and what check says now.
 func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.Sound {
-		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed. 'mnemo --dir %s check' compares it with the indexes; --force salvages it anyway.\n", rep.Dir, engine.DatabaseFile, shellWord(rep.Dir))
+		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed (--force salvages it anyway). To compare it with the indexes, run: mnemo --dir %s check\n", rep.Dir, engine.DatabaseFile, shellWord(rep.Dir))
 		c.printWAL(rep.WAL)
 		return nil
 	}

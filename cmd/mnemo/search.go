@@ -203,7 +203,7 @@ func (c *SearchCommand) noteEmptyScope(ctx context.Context, e *engine.Engine, wh
 	if hits > 0 {
 		return
 	}
-	if why := emptyScope(ctx, e, resource, thread); why != "" {
+	if why := emptyScope(ctx, e, c.target(), resource, thread); why != "" {
 		fmt.Fprintf(c.Stderr, "mnemo search: note: %s%s\n", where, why)
 	}
 }

@@ -16,17 +16,17 @@ import (
 // nothing does; the exit status stays 0 (a resource exists only by its
 // threads, and searching one before its first message is no error),
 // and the caller says this on standard error.
-func emptyScope(ctx context.Context, e *engine.Engine, resource, thread string) string {
+func emptyScope(ctx context.Context, e *engine.Engine, t target, resource, thread string) string {
 	if thread != "" {
 		th, err := e.GetThread(ctx, thread)
 		if errors.Is(err, engine.ErrThreadNotFound) || (err == nil && th.MessageCount == 0) {
-			return fmt.Sprintf("thread %q of resource %q has no messages, so nothing was searched (check the ids: mnemo threads --resource %s lists its threads)", thread, resource, resource)
+			return fmt.Sprintf("thread %q of resource %q has no messages, so nothing was searched; check the ids: to list its threads, run: %s", thread, resource, t.threadsCmd(resource))
 		}
 		return ""
 	}
 	errFound := errors.New("a message")
-	err := e.EachThread(ctx, resource, func(t engine.Thread) error {
-		if t.MessageCount > 0 {
+	err := e.EachThread(ctx, resource, func(th engine.Thread) error {
+		if th.MessageCount > 0 {
 			return errFound
 		}
 		return nil
@@ -34,5 +34,5 @@ func emptyScope(ctx context.Context, e *engine.Engine, resource, thread string) 
 	if err != nil {
 		return ""
 	}
-	return fmt.Sprintf("resource %q has no messages, so nothing was searched (check the id: mnemo threads lists the stored resources)", resource)
+	return fmt.Sprintf("resource %q has no messages, so nothing was searched; check the id: to list the stored resources, run: %s", resource, t.threadsCmd(""))
 }

@@ -22,8 +22,8 @@ func TestSearchEmptyResourceNote(t *testing.T) {
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", file); code != 0 {
 		t.Fatalf("ingest: exit %d, %s", code, stderr)
 	}
-	const nobody = `mnemo search: note: resource "nobody" has no messages, so nothing was searched (check the id: mnemo threads lists the stored resources)` + "\n"
-	const noThread = `mnemo search: note: thread "tt" of resource "r" has no messages, so nothing was searched (check the ids: mnemo threads --resource r lists its threads)` + "\n"
+	nobody := `mnemo search: note: resource "nobody" has no messages, so nothing was searched; check the id: to list the stored resources, run: mnemo --dir ` + dir + ` threads` + "\n"
+	noThread := `mnemo search: note: thread "tt" of resource "r" has no messages, so nothing was searched; check the ids: to list its threads, run: mnemo --dir ` + dir + ` threads --resource r` + "\n"
 	for _, c := range []struct {
 		args []string
 		note string
@@ -51,7 +51,7 @@ func TestSearchEmptyResourceNote(t *testing.T) {
 {"id":"q2","resource":"nobody","query":"garden"}
 `), 0o600)
 	code, out, stderr := run(t, nil, "--dir", dir, "search", "--queries", queries)
-	want := `mnemo search: note: ` + queries + `:2 (q2): resource "nobody" has no messages, so nothing was searched (check the id: mnemo threads lists the stored resources)` + "\n"
+	want := `mnemo search: note: ` + queries + `:2 (q2): resource "nobody" has no messages, so nothing was searched; check the id: to list the stored resources, run: mnemo --dir ` + dir + ` threads` + "\n"
 	if code != 0 || stderr != want || !strings.HasSuffix(out, `{"id":"q2","hits":[]}`+"\n") {
 		t.Errorf("search --queries: exit %d, stdout %q, stderr %q; want 0, q2's empty hits and %q", code, out, stderr, want)
 	}

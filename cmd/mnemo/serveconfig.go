@@ -374,9 +374,9 @@ func (e *storedConfigError) advice() string {
 	if ee := (*endpointError)(nil); errors.As(e.Err, &ee) {
 		first = ee.Advice + "; "
 	}
-	return first + fmt.Sprintf("%s is the configuration the last 'mnemo serve --config' stored in %s; "+
-		"fix it, or run 'mnemo --dir %s serve --config FILE' with a good file (it replaces it), "+
-		"or move it away to run with the defaults (nothing else is kept in it)", StoredConfigFile, e.Dir, shellWord(e.Dir))
+	return first + fmt.Sprintf("%s is the configuration the last mnemo serve --config stored in %s; "+
+		"fix it, move it away to run with the defaults (nothing else is kept in it), "+
+		"or replace it with a good FILE: mnemo --dir %s serve --config FILE", StoredConfigFile, e.Dir, shellWord(e.Dir))
 }
 
 // store writes c, less its working memory (stored in the database), as

@@ -91,7 +91,7 @@ func TestSignalStopsIngest(t *testing.T) {
 			// their words (readme54).
 			owed := owedEmbeddings(dir)
 			t.Logf("%d messages owe an embedding after it", owed)
-			note := "; " + count(owed, "stored message") + " have no embedding yet (search finds them by their words only until then): the same ingest run again completes the indexing first, as does 'mnemo --dir " + shellWord(dir) + " check'"
+			note := "; " + count(owed, "stored message") + " have no embedding yet (search finds them by their words only until then): the same ingest run again completes the indexing first; to complete it alone, run: mnemo --dir " + shellWord(dir) + " check"
 			if last := lines[len(lines)-1]; (owed > 1) != strings.HasSuffix(last, note) || owed <= 1 && strings.Contains(last, "no embedding") || strings.Contains(last, "outbox") {
 				t.Errorf("%d messages owe an embedding after the interrupt; last line %q, want it to end %q when there are some", owed, last, note)
 			}

@@ -174,6 +174,16 @@ func (t target) flag() string {
 	return "--dir " + shellWord(t.dir)
 }
 
+// threadsCmd is the command that lists the threads stored in t, of
+// resource when it is not "", to be pasted as printed: "mnemo --dir D
+// threads [--resource R]", each word quoted for a shell when needed.
+func (t target) threadsCmd(resource string) string {
+	if resource != "" {
+		return "mnemo " + t.flag() + " threads --resource " + shellWord(resource)
+	}
+	return "mnemo " + t.flag() + " threads"
+}
+
 // backend names t's backend: "postgres" or "sqlite".
 func (t target) backend() string {
 	if t.dsn != "" {

@@ -279,7 +279,7 @@ func (c *WMCommand) storedDamage(sub string, err error) error {
 func (c *WMCommand) noteNoThreads(ctx context.Context, e *engine.Engine, resource string) {
 	p, err := e.ThreadsPage(ctx, engine.ThreadsRequest{Resources: []string{resource}, Limit: 1})
 	if err == nil && len(p.Threads) == 0 {
-		fmt.Fprintf(c.Stderr, "mnemo wm set: note: resource %q has no threads yet: its state is shown to the contexts of its threads once it has some (check the id if you meant a stored resource: mnemo threads)\n", resource)
+		fmt.Fprintf(c.Stderr, "mnemo wm set: note: resource %q has no threads yet: its state is shown to the contexts of its threads once it has some; if you meant a stored resource, check the id: to list them, run: %s\n", resource, c.target().threadsCmd(""))
 	}
 }
 
