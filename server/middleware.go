@@ -190,7 +190,11 @@ func (s *Server) wrap(rt *route) http.Handler {
 			writeProblem(sw, r, s.log, err)
 			return
 		}
-		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes))
+		r, err := s.limitBody(sw, r, s.cfg.MaxBodyBytes)
+		if err != nil {
+			writeProblem(sw, r, s.log, err)
+			return
+		}
 		client := r.Context()
 		ctx, cancel := context.WithTimeout(client, s.cfg.RequestTimeout)
 		defer cancel()
@@ -269,7 +273,10 @@ func (s *Server) wrapMount(pattern string, h func(p *Principal) http.Handler) ht
 			return
 		}
 		who = p.Name
-		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, s.cfg.MaxBodyBytes))
+		if r, err = s.limitBody(sw, r, s.cfg.MaxBodyBytes); err != nil {
+			writeProblem(sw, r, s.log, err)
+			return
+		}
 		if r.Method == http.MethodGet { // a stream: it ends when shutdown begins
 			ctx, cancel := context.WithCancel(r.Context())
 			defer cancel()
@@ -293,7 +300,11 @@ func (s *Server) wrapPublic(pattern string, h http.Handler) http.Handler {
 		start := time.Now()
 		sw := tracked(w)
 		defer func() { s.observe(r, pattern, sw, "-", start) }()
-		r.Body = s.bodyDeadline(sw, r, http.MaxBytesReader(sw, r.Body, 64<<10))
+		r, err := s.limitBody(sw, r, 64<<10)
+		if err != nil {
+			writeProblem(sw, r, s.log, err)
+			return
+		}
 		h.ServeHTTP(sw, r)
 	})
 }
@@ -425,7 +436,7 @@ func readError(err error) error {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return errorf(kindTooLarge, "", "the body is over %d bytes", mbe.Limit)
+		return tooLarge(mbe.Limit)
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		return errorf(kindBodyTimeout, "", "the body did not arrive in time (%s)", err)
 	case BodyCutOff(err):

@@ -61,7 +61,9 @@ type Config struct {
 	// internal errors; nil means slog.Default().
 	Logger *slog.Logger
 	// MaxBodyBytes bounds request bodies; 0 means DefaultMaxBodyBytes.
-	// A larger body is answered 413.
+	// A larger body is answered 413 (at once for a Content-Length over
+	// it), and up to 4 times MaxBodyBytes of its rest is read and
+	// discarded so that the client reads the answer (lingerTooLarge).
 	MaxBodyBytes int64
 	// ShutdownTimeout bounds the graceful shutdown of Serve; 0 means
 	// DefaultShutdownTimeout.
@@ -284,7 +286,8 @@ var routeMethods = []string{http.MethodGet, http.MethodPost, http.MethodPut, htt
 
 func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	w := &statusWriter{ResponseWriter: rw, body: trackBody(r)}
+	r, body := trackBody(r)
+	w := &statusWriter{ResponseWriter: rw, body: body}
 	defer func() {
 		// Before, these left no line: a scan of paths, or a rebinding
 		// page's refused requests, went unseen.
@@ -303,6 +306,7 @@ func (s *Server) serveRoot(rw http.ResponseWriter, r *http.Request) {
 	}
 	if _, pattern := s.mux.Handler(r); pattern != "" {
 		s.mux.ServeHTTP(w, r)
+		s.lingerTooLarge(w, r) // bodylimit.go
 		return
 	}
 	var allow []string
