@@ -219,7 +219,7 @@ func parseError(fs *flag.FlagSet, args []string, err error) error {
 			fs.Name(), name, globalFlagLine(global, strings.TrimPrefix(fs.Name(), "mnemo "), args, name))
 		return errUsage
 	}
-	msg = fmt.Sprintf("%s: %s", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"))
+	msg = fmt.Sprintf("%s: %s%s", fs.Name(), flagName.ReplaceAllString(msg, "$1--$2"), flagNear(fs, err))
 	if v := valueError(fs, err); v != "" {
 		msg = fs.Name() + ": " + v
 	}

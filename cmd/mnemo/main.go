@@ -207,8 +207,13 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		}
 		// The usage line and where the rest is: the whole help (some 40
 		// lines) buried the error line above it.
-		fmt.Fprintf(m.Stderr, "mnemo: %s\n", flagName.ReplaceAllString(err.Error(), "$1--$2"))
-		if hint := commandFlagHint(ctx, args, err); hint != "" {
+		hint := commandFlagHint(ctx, args, err)
+		near := ""
+		if hint == "" {
+			near = flagNear(fs, err) // mnemo --dri ./x threads
+		}
+		fmt.Fprintf(m.Stderr, "mnemo: %s%s\n", flagName.ReplaceAllString(err.Error(), "$1--$2"), near)
+		if hint != "" {
 			// A command's flag before the command (mnemo --resource alice
 			// threads): where it goes.
 			fmt.Fprintln(m.Stderr, hint)
