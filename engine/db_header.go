@@ -34,23 +34,32 @@ const (
 )
 
 // databaseHeader refuses dir's database file, before SQLite opens it, when
-// it holds no database mnemo wrote although it is not empty: shorter than
-// SQLite's header (1 to 99 bytes: ErrDatabaseEmpty; SQLite took a file
-// of 1 byte for a new database and wrote a new schema over it), or a
-// SQLite database at schema version 0 (ErrNoSchema: another program's
-// database, or one whose mnemo tables were dropped; every command,
-// reading or writing, would have written mnemo's schema into it). A
-// database at schema version 0 whose schema holds nothing (no table,
-// index or view: a first open cut short after SQLite wrote the header,
-// by a full disk say) is answered as a file of 0 bytes is
-// (emptyRefusal, with mustExist: Config.MustExist): a writing command
-// writes the schema into it. A file of 0 bytes is emptyDatabase's, a
-// missing one Open's. When the file says schema version 0 (or is shorter
-// than page 1's headers) and the write-ahead log holds frames, page 1 is
-// the log's, as SQLite reads it (walPage1): another program's database
-// whose tables are still only in its log was migrated (fix52); a log
-// without page 1 leaves SQLite and the migration (store.ErrNoSchema) to
-// judge it. Nothing is written to the file or the log.
+// it holds no memory or no database mnemo wrote:
+//   - 0 bytes (a failed copy, a full disk, a salvage that wrote nothing):
+//     SQLite would take it for a new database and the directory would
+//     answer as an empty memory; answered by emptyRefusal (ErrDatabaseEmpty
+//     beside the indexes an open created, or with mustExist:
+//     Config.MustExist, a command that reads an existing memory; a
+//     writer's open of an empty file with nothing beside it, a first open
+//     cut short before its schema, writes the schema, as into a new file);
+//   - 1 to 99 bytes, shorter than SQLite's header: ErrDatabaseEmpty
+//     (SQLite took a file of 1 byte for a new database and wrote a new
+//     schema over it);
+//   - a SQLite database at schema version 0 whose schema holds nothing
+//     (no table, index or view: a first open cut short after SQLite wrote
+//     the header, by a full disk say): as a file of 0 bytes (emptyRefusal);
+//   - a SQLite database at schema version 0 with a schema: ErrNoSchema
+//     (another program's database, or one whose mnemo tables were
+//     dropped; every command, reading or writing, would have written
+//     mnemo's schema into it).
+//
+// When the file is empty, says schema version 0 or is shorter than page
+// 1's headers, and the write-ahead log holds frames, page 1 is the log's,
+// as SQLite reads it (walPage1): another program's database whose tables
+// are still only in its log was migrated (fix52); a log without page 1
+// leaves SQLite and the migration (store.ErrNoSchema) to judge it. A
+// missing file is Open's. Nothing is written to the file or the log.
+// Open and Backup (with mustExist) both ask it.
 func databaseHeader(dir string, mustExist bool) error {
 	path := filepath.Join(dir, DatabaseFile)
 	head, n, err := readHeader(path)
@@ -69,7 +78,7 @@ func databaseHeader(dir string, mustExist bool) error {
 	}
 	switch {
 	case n == 0:
-		return nil // emptyDatabase's
+		return emptyRefusal(dir, path+" has 0 bytes", mustExist)
 	case n < sqliteHeaderSize:
 		return fmt.Errorf("%w: %s has %d %s, fewer than the %d of a SQLite database's header: it holds no database", ErrDatabaseEmpty, path, n, plural(n, "byte"), sqliteHeaderSize)
 	}
@@ -82,6 +91,20 @@ func databaseHeader(dir string, mustExist bool) error {
 			return emptyRefusal(dir, path+" is a SQLite database with no table", mustExist)
 		}
 		return fmt.Errorf("%w: %s is a SQLite database at schema version 0, not one mnemo wrote (it writes version %d): nothing was written to it", ErrNoSchema, path, store.SchemaVersion)
+	}
+	return nil
+}
+
+// emptyRefusal is databaseHeader's answer for a database file that holds
+// no memory (what names the file and says how: "… has 0 bytes"):
+// ErrDatabaseEmpty beside the indexes or when mustExist, else nil (a
+// writer's open then writes the schema, as into a new file).
+func emptyRefusal(dir, what string, mustExist bool) error {
+	if _, err := os.Stat(filepath.Join(dir, filepath.Dir(LexicalDir))); err == nil {
+		return fmt.Errorf("%w: %s, beside the indexes of a database", ErrDatabaseEmpty, what)
+	}
+	if mustExist {
+		return fmt.Errorf("%w: %s: it holds no memory, and a data directory's database is never empty", ErrDatabaseEmpty, what)
 	}
 	return nil
 }

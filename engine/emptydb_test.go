@@ -18,7 +18,7 @@ import (
 // and writes nothing into it. Before, SQLite took the empty file for a new
 // database: every command answered as an empty memory (search, threads,
 // the directory's recorded embedder gone), and `mnemo check` advised
-// `mnemo reindex`, which emptied the indexes too.
+// `mnemo reindex`, which emptied the indexes too. Backup refuses it too.
 //
 // SQLite only: it truncates the database file.
 func TestOpenEmptyDatabase(t *testing.T) {
@@ -35,6 +35,15 @@ func TestOpenEmptyDatabase(t *testing.T) {
 		if fi, err := os.Stat(path); err != nil || fi.Size() != 0 {
 			t.Fatalf("MustExist %v: the empty mnemo.db was written: %v %v", mustExist, fi, err)
 		}
+	}
+	// Backup refuses it alike (it said "count messages: SQL logic error:
+	// no such table: messages") and writes nothing.
+	dest := filepath.Join(t.TempDir(), "b")
+	if _, err := engine.Backup(context.Background(), engine.Config{Dir: dir}, dest, engine.BackupOptions{}); !errors.Is(err, engine.ErrDatabaseEmpty) || !strings.Contains(err.Error(), path) {
+		t.Fatalf("backup of an empty mnemo.db: %v, want ErrDatabaseEmpty naming %s", err, path)
+	}
+	if _, err := os.Lstat(dest); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the refused backup left %s: %v", dest, err)
 	}
 	// A new directory still opens: there is nothing beside its database.
 	if e, err := engine.Open(context.Background(), engine.Config{Dir: t.TempDir(), Embedder: recall.HashEmbedder{}}); err != nil {

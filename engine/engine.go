@@ -164,9 +164,6 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 	if err := notRegularDatabase(dir); err != nil {
 		return nil, err
 	}
-	if err := emptyDatabase(dir, cfg.MustExist); err != nil {
-		return nil, err
-	}
 	if err := databaseHeader(dir, cfg.MustExist); err != nil { // db_header.go
 		return nil, err
 	}
@@ -254,41 +251,6 @@ func goneLink(dir string) error {
 	path := filepath.Join(dir, DatabaseFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) && danglingLink(path) != "" {
 		return notDataDir(dir, err)
-	}
-	return nil
-}
-
-// emptyDatabase returns ErrDatabaseEmpty when dir's database file is
-// empty (0 bytes, and no write-ahead log holding its pages) while dir
-// holds the indexes an open created (index/: the lexical index or its
-// vector snapshots), or when mustExist (Config.MustExist: a command that
-// reads an existing memory) is set: the database was cut to nothing (a
-// failed copy, a full disk, a salvage that wrote nothing). SQLite would take
-// it for a new database, and the directory would answer as an empty memory.
-// A writer's open of an empty file with no index beside it (a first open
-// cut short before its schema) writes the schema, as into a new file.
-func emptyDatabase(dir string, mustExist bool) error {
-	path := filepath.Join(dir, DatabaseFile)
-	fi, err := os.Stat(path)
-	if err != nil || fi.Size() != 0 {
-		return nil
-	}
-	if wal, err := os.Stat(path + "-wal"); err == nil && wal.Size() > 0 {
-		return nil
-	}
-	return emptyRefusal(dir, path+" has 0 bytes", mustExist)
-}
-
-// emptyRefusal is emptyDatabase's answer for a database file that holds
-// no memory (what names the file and says how: "… has 0 bytes"):
-// ErrDatabaseEmpty beside the indexes or when mustExist, else nil (a
-// writer's open then writes the schema, as into a new file).
-func emptyRefusal(dir, what string, mustExist bool) error {
-	if _, err := os.Stat(filepath.Join(dir, filepath.Dir(LexicalDir))); err == nil {
-		return fmt.Errorf("%w: %s, beside the indexes of a database", ErrDatabaseEmpty, what)
-	}
-	if mustExist {
-		return fmt.Errorf("%w: %s: it holds no memory, and a data directory's database is never empty", ErrDatabaseEmpty, what)
 	}
 	return nil
 }

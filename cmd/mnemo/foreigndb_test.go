@@ -69,10 +69,12 @@ func TestForeignDatabaseRefused(t *testing.T) {
 	}
 }
 
-// TestForeignDatabaseBackup: mnemo backup of a mnemo.db of 1 byte, or of
-// another program's SQLite database, is refused as every other command
-// refuses it (exit 1, what to do) and writes no backup. Before, both said
-// "count messages: SQL logic error: no such table: messages (1)".
+// TestForeignDatabaseBackup: mnemo backup of a mnemo.db of 0 bytes or 1
+// byte, or of another program's SQLite database, is refused as every
+// other command refuses it (exit 1, what to do) and writes no backup.
+// Before, each said "count messages: SQL logic error: no such table:
+// messages (1)" (0 bytes until the header check and the empty-file check
+// had one owner, db_header.go).
 func TestForeignDatabaseBackup(t *testing.T) {
 	env := map[string]string{"MNEMO_EMBEDDER": "hash-384"}
 	for _, tc := range []struct {
@@ -80,6 +82,7 @@ func TestForeignDatabaseBackup(t *testing.T) {
 		make func(t *testing.T, path string)
 		want string
 	}{
+		{"ZeroBytes", func(t *testing.T, path string) { writeFile(t, path, "") }, "has 0 bytes: it holds no memory"},
 		{"OneByte", func(t *testing.T, path string) { writeFile(t, path, "S") }, "has 1 byte, fewer than the 100"},
 		{"OtherProgram", func(t *testing.T, path string) {
 			execSQL(t, path, "CREATE TABLE notes (body TEXT)")
