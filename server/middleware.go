@@ -333,6 +333,7 @@ func encodeJSON(w io.Writer, v any) {
 // field), no object naming a key twice (DuplicateKey), no id given as "",
 // within the body limit, valid UTF-8 without a lone surrogate escape
 // (importer.CheckJSONText), sent with no Content-Encoding (or identity).
+// One leading UTF-8 byte-order mark is skipped (skipBOM).
 // Errors name the field at fault.
 func decodeBody(r *http.Request, v any) error {
 	return decodeBounded(r, v, nil)
@@ -355,6 +356,9 @@ func decodeBounded(r *http.Request, v any, l *engine.Limits) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		return readError(err)
+	}
+	if data, err = skipBOM(data); err != nil { // bom.go
+		return err
 	}
 	// encoding/json would store U+FFFD in place of invalid text.
 	if terr := importer.CheckJSONText(data); terr != nil {
@@ -458,7 +462,7 @@ func decodeError(w *memberWalk, err error, data []byte, v any) error {
 			// bracket that opens one level too many (se.Offset is past it).
 			return errorf(kindInvalid, "", "the body nests arrays or objects deeper than %d levels, the most it may (at byte %d)", jsonkey.MaxDepth, off)
 		}
-		return errorf(kindInvalid, "", "malformed JSON at byte %d", jsonkey.SyntaxOffset(se))
+		return errorf(kindInvalid, "", "%s", syntaxDetail(data, jsonkey.SyntaxOffset(se)))
 	case errors.Is(err, io.EOF):
 		return errorf(kindInvalid, "", "the body is empty; send a JSON object")
 	}
