@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/observe"
@@ -325,4 +326,10 @@ func SetVacuumedHook(f func()) (restore func()) {
 // those only in memory included (recall.Lexical.Count).
 func LexicalCount(e *Engine) (uint64, error) {
 	return e.idx.index().Lexical().Count()
+}
+
+// IndexRefused is the open lexical index's refusal for lack of room
+// (recall.Lexical.Refused).
+func IndexRefused(e *Engine) (time.Time, error) {
+	return e.idx.index().Lexical().Refused()
 }

@@ -31,7 +31,7 @@ func (e *Engine) indexRefused() error {
 	if err == nil {
 		return nil
 	}
-	return &indexNoRoomError{fmt.Errorf("engine: the lexical index cannot be written: its last write, at %s, was refused for lack of room; the messages it owes stay queued and are indexed once there is room (a write of it that succeeds clears this): %w",
+	return &indexNoRoomError{fmt.Errorf("engine: the lexical index cannot be written: its writes have been refused for lack of room since %s; the messages it owes stay queued and are indexed once there is room (a write of it that succeeds clears this): %w",
 		at.UTC().Format(time.RFC3339), diskFull(e.dir, err))}
 }
 
@@ -46,35 +46,23 @@ func (e *indexNoRoomError) Unwrap() error { return e.err }
 
 // indexNoRoom is the drain's error after the index refused its batch for
 // lack of room (err): the drain stops there, since every later batch would
-// be refused too. DiskFull says so from now on (e.space.index), unless
-// the index has written since (scorch retried once the batch's rows were
-// deferred, indexRoom ran and cleared DiskFull before this): no later
-// write of the index would clear a refusal kept then, and /healthz would
-// say the disk is full for good.
+// be refused too. DiskFull says so while the index's refusal lasts
+// (indexRefused); when the index has written since (scorch retried once
+// the batch's rows were deferred), the error still says the batch was
+// refused, and DiskFull is nil.
 func (e *Engine) indexNoRoom(err error) error {
-	refused := e.indexRefused()
-	if refused == nil {
-		return &indexNoRoomError{fmt.Errorf("engine: the lexical index cannot be written; the messages it owes stay queued and are indexed once there is room: %w", diskFull(e.dir, err))}
+	if refused := e.indexRefused(); refused != nil {
+		return refused
 	}
-	e.space.index.Store(&spaceRefusal{at: e.now(), err: refused})
-	return refused
+	return &indexNoRoomError{fmt.Errorf("engine: the lexical index cannot be written; the messages it owes stay queued and are indexed once there is room: %w", diskFull(e.dir, err))}
 }
 
-// watchIndexSpace makes lex the index whose refusals the drain stops for,
-// and makes its first write that succeeds after one (room again) clear
-// DiskFull's and retry the rows owed now (indexRoom).
+// watchIndexSpace makes lex the index whose refusals the drain stops for
+// and DiskFull reports, and makes its first write that succeeds after one
+// (room again) retry the rows owed now (roomAgain).
 func (e *Engine) watchIndexSpace(lex *recall.Lexical) {
 	e.space.lex.Store(lex)
-	e.space.index.Store(nil)
-	lex.OnRoom(e.indexRoom)
-}
-
-// indexRoom is the lexical index's OnRoom: it wrote again after a write
-// refused for lack of room. It runs in scorch's persister goroutine and
-// never blocks.
-func (e *Engine) indexRoom() {
-	e.space.index.Store(nil)
-	e.roomAgain()
+	lex.OnRoom(e.roomAgain)
 }
 
 // roomAgain tells the drainer that a write succeeded after one was

@@ -11,8 +11,8 @@ import (
 )
 
 // TestIndexNoRoomAfterRoomAgain: the drain's batch was refused for lack
-// of room, but scorch's retry wrote the index (indexRoom, clearing
-// DiskFull) while the drain was still deferring the batch's rows. The
+// of room, but scorch's retry wrote the index (Refused nil again,
+// DiskFull with it) while the drain was still deferring the batch's rows. The
 // drain's error still says the batch was refused, and DiskFull stays
 // clear: kept then, no later write of the index would clear it (rev53:
 // /healthz said "disk full" for good on an index that writes).

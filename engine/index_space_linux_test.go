@@ -188,3 +188,104 @@ func TestIndexRoomAgainRetriesOwed(t *testing.T) {
 		t.Errorf("check once the owed rows are indexed: %v", err)
 	}
 }
+
+// TestDiskFullCommitKeepsIndexRefusal: disk56's 1. A write transaction
+// that committed after one the disk refused cleared DiskFull whole, also
+// the lexical index's refusal, while the index still could not write (a
+// shared disk with room for a small commit, not for the index's segment):
+// /healthz said ok with the drain stopped and the messages owed. Now the
+// commit clears mnemo.db's refusal only, and DiskFull stays set until the
+// index writes. mnemo.db and the index are on tmpfs of their own here, so
+// that one has room and the other none. Needs root.
+func TestDiskFullCommitKeepsIndexRefusal(t *testing.T) {
+	ctx := context.Background()
+	dbDisk := mountTmpfs(t, 8<<20) // salvage_space_linux_test.go
+	cfg := engine.Config{Dir: filepath.Join(dbDisk, "d"), Embedder: recall.HashEmbedder{}}
+	if err := os.MkdirAll(filepath.Join(cfg.Dir, filepath.Dir(engine.LexicalDir)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	indexDisk := filepath.Join(cfg.Dir, filepath.Dir(engine.LexicalDir))
+	if err := syscall.Mount("tmpfs", indexDisk, "tmpfs", 0, fmt.Sprintf("size=%d,mode=0700", 4<<20)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Unmount(indexDisk, syscall.MNT_DETACH) })
+
+	e, err = engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	appendNotes(t, e, 0, 1)
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	indexFiller := filepath.Join(indexDisk, "filler")
+	refuseIndex(t, e, indexFiller, 1)
+
+	// mnemo.db's disk fills too: an append is refused.
+	dbFiller := filepath.Join(dbDisk, "filler")
+	fill(t, dbFiller)
+	big := strings.Repeat("the night train to Porto ", 4000)
+	for range 200 {
+		if _, err = e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", big)}}); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, engine.ErrNoSpace) {
+		t.Fatalf("append on a full disk: %v, want ErrNoSpace", err)
+	}
+	if err := os.Remove(dbFiller); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("", "room again for mnemo.db")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := engine.IndexRefused(e); err == nil {
+		t.Fatal("the index's disk is full, but its writes are not refused: the test no longer reaches its case")
+	}
+	err = e.DiskFull()
+	if !errors.Is(err, engine.ErrNoSpace) || !strings.Contains(err.Error(), "lexical index") {
+		t.Fatalf("DiskFull after a commit while the index still cannot write: %v, want ErrNoSpace naming the lexical index", err)
+	}
+
+	if err := os.Remove(indexFiller); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(time.Minute)
+	for e.DiskFull() != nil && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := e.DiskFull(); err != nil {
+		t.Fatalf("DiskFull a minute after the index's disk has room: %v, want nil", err)
+	}
+}
+
+// refuseIndex fills the index's disk (filler) and appends notes from
+// message from on, a hundred at a time, until the drainer's batch is
+// refused for lack of room (DiskFull); it returns the next message
+// number. The first batch's files may be cleaned up after the fill
+// (scorch's persister and merger run in the background), and a batch then
+// fits in the room they leave: the filler is topped up between appends.
+func refuseIndex(t *testing.T, e *engine.Engine, filler string, from int) int {
+	t.Helper()
+	fill(t, filler)
+	deadline := time.Now().Add(time.Minute)
+	next := from
+	for e.DiskFull() == nil && time.Now().Before(deadline) {
+		appendNotes(t, e, next, 100)
+		next += 100
+		time.Sleep(100 * time.Millisecond)
+		fill(t, filler)
+	}
+	if err := e.DiskFull(); !errors.Is(err, engine.ErrNoSpace) {
+		t.Fatalf("DiskFull after the drainer's batch found no room for the index: %v, want ErrNoSpace", err)
+	}
+	return next
+}

@@ -32,7 +32,8 @@ const HealthTimeout = 5 * time.Second
 // that could not open new ones yet (engine.IndexUnavailable: a full disk,
 // for one): searches and contexts answer without recalled messages
 // meanwhile. So does a disk full for the last write (engine.DiskFull: it
-// answered 507), until a write commits again; with the index closed too,
+// answered 507), until a write commits again, or for the lexical index's
+// own writes, until it writes again; with the index closed too,
 // the reason names both (DiskFullIndexUnavailableDetail).
 func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 	ctx, cancel := context.WithTimeout(r.Context(), HealthTimeout)

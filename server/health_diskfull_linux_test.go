@@ -83,14 +83,16 @@ func TestHealthDiskFull(t *testing.T) {
 	}
 	h.ok("POST", "/v1/threads/{thread}/messages", "/v1/threads/t1/messages", "", map[string]any{"resourceId": "r1",
 		"messages": []map[string]any{{"role": "user", "content": "zebra note once there is room"}}}, 200)
-	if err := h.e.DiskFull(); err != nil {
-		t.Errorf("DiskFull after an append that committed: %v, want nil", err)
+	// The commit ends the append's refusal. The lexical index, whose
+	// batches the shared disk refused too, says the disk is full until its
+	// own next write (scorch retries every 250 ms; disk56: the commit
+	// cleared it while the index still could not write).
+	if err := h.e.DiskFull(); err != nil && !strings.Contains(err.Error(), "lexical index") {
+		t.Errorf("DiskFull after an append that committed: %v, want nil or the lexical index's refusal", err)
 	}
-	// The index takes in what waited in the outbox: /healthz may say so
-	// until it is done, never the disk any more.
 	deadline := time.Now().Add(90 * time.Second)
 	code, health = healthOf(t, h)
-	for health.Status != "ok" && health.Reason != server.DiskFullDetail && time.Now().Before(deadline) {
+	for health.Status != "ok" && time.Now().Before(deadline) {
 		time.Sleep(100 * time.Millisecond)
 		code, health = healthOf(t, h)
 	}
