@@ -61,7 +61,7 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	}
 	ln, err := c.listen(fs, *listen, tokens != nil)
 	if err != nil {
-		return err
+		return c.busy(err)
 	}
 	defer ln.Close()
 	url := "http://" + ln.Addr().String()
@@ -160,6 +160,21 @@ func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (n
 		return nil, fmt.Errorf("%w (another server on it? choose another with --listen %s)", err, net.JoinHostPort(host, "PORT"))
 	}
 	return ln, err
+}
+
+// busy is err, listen's error, said first as the data directory
+// already served when another mnemo serve holds it: that serve most often
+// holds the address too (the same command run twice), and the port's
+// "address already in use" sent the reader to choose another port, where
+// this serve would then be refused for the directory.
+func (c *ServeCommand) busy(err error) error {
+	if c.DB != "" || !errors.Is(err, syscall.EADDRINUSE) {
+		return err
+	}
+	if holder, ok := servedBy(c.Dir); ok {
+		return fmt.Errorf("%s is already served (%s): use that server, or stop it first (its address is in use too: %w)", c.Dir, holder, errors.Unwrap(err))
+	}
+	return err
 }
 
 // loopback reports whether host names only the loopback interface.

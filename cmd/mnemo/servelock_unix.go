@@ -70,15 +70,24 @@ var errServed = errors.New("the data directory is held by mnemo serve")
 // checkNotServed fails at once when `mnemo serve` holds dir: two processes
 // writing one directory would race on the derived indexes.
 func checkNotServed(dir string) error {
+	if holder, ok := servedBy(dir); ok {
+		return fmt.Errorf("%w (%s): use its HTTP API or MCP endpoint, or stop it first", errServed, holder)
+	}
+	return nil
+}
+
+// servedBy reports whether a `mnemo serve` holds dir, and what it wrote in
+// serve.lock: its URL and pid ("http://127.0.0.1:7077 pid 4242").
+func servedBy(dir string) (holder string, served bool) {
 	f, err := os.Open(filepath.Join(dir, ServeLockFile))
 	if err != nil {
-		return nil // no server ever ran here
+		return "", false // no server ever ran here
 	}
 	defer f.Close()
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		holder, _ := os.ReadFile(f.Name())
-		return fmt.Errorf("%w (%s): use its HTTP API or MCP endpoint, or stop it first", errServed, strings.TrimSpace(string(holder)))
+		b, _ := os.ReadFile(f.Name())
+		return strings.TrimSpace(string(b)), true
 	}
 	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-	return nil
+	return "", false
 }

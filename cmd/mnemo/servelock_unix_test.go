@@ -3,10 +3,16 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
 
 // TestServeLockNotFollowed: a serve.lock that is a symbolic link is
@@ -48,5 +54,40 @@ func TestServeLockNotFollowed(t *testing.T) {
 	}
 	if want := "the lock file " + lock + " is a pipe, not a regular file: remove it"; err == nil || err.Error() != want {
 		t.Fatalf("lockServe with serve.lock a FIFO: %v, want %q", err, want)
+	}
+}
+
+// TestServeTwiceSameDirAndPort: a second mnemo serve of a served directory
+// on the same address (the same command run twice) is told first that the
+// directory is already served, by whom, then that the address is in use.
+// Before, it was told only "address already in use (another server on it?
+// choose another with --listen 127.0.0.1:PORT)", and on another port was
+// then refused for the directory. Two real serve processes.
+func TestServeTwiceSameDirAndPort(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "my dir")
+	first := cli(t, dir, "serve", "--listen", "127.0.0.1:0")
+	stderr := &enginetest.SyncBuffer{}
+	first.Stderr = stderr
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- first.Wait() }()
+	defer func() {
+		first.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(stopBound):
+			first.Process.Kill()
+		}
+	}()
+	url := waitFor(t, stderr, regexp.MustCompile(`listening on http://([0-9.:]+)`), done)
+	second := cli(t, dir, "serve", "--listen", url)
+	var errOut bytes.Buffer
+	second.Stderr = &errOut
+	err := second.Run()
+	want := "mnemo serve: " + dir + " is already served (http://" + url + " pid " + strconv.Itoa(first.Process.Pid) + "): use that server, or stop it first (its address is in use too: listen tcp " + url + ": bind: address already in use)\n"
+	if second.ProcessState.ExitCode() != 1 || errOut.String() != want {
+		t.Fatalf("second serve: %v, stderr %q; want exit 1 and %q", err, errOut.String(), want)
 	}
 }
