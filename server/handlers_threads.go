@@ -217,7 +217,8 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 // 404 "resource not found" for a token not given that resource). A
 // body without resourceId appends to the resource DefaultResource gives
 // (the stored thread's, else the token's only one); when none decides,
-// the error names resourceId.
+// the error names resourceId. A tool message that answers no call of the
+// thread is stored and named in the answer's Unpaired (unpairedResults).
 func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
 	if err := NewID("thread", threadID); err != nil {
 		return nil, err
@@ -263,7 +264,8 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 		return nil, err
 	}
 	return &AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
-		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created, Evicted: t.visibleEvictions(res)}, nil
+		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created, Evicted: t.visibleEvictions(res),
+		Unpaired: t.unpairedResults(ctx, threadID, req.Messages, res.Seqs)}, nil
 }
 
 // visibleEvictions is res.Evicted without the threads of resources the

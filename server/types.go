@@ -468,4 +468,8 @@ type AppendResult struct {
 	// another's data); mnemo serve logs every eviction and counts it in
 	// /metrics for the operator.
 	Evicted []string `json:"evicted,omitempty" jsonschema:"description=the threads of the token's resources that the quota erased after this append (least recently active first); absent when none. Another tenant's evicted threads are never named"`
+	// Unpaired (unpaired) names the request's tool messages whose
+	// toolCallId answers no call of the thread (UnpairedResult); absent
+	// when none does, or none was checked (MaxPairLookups).
+	Unpaired []UnpairedResult `json:"unpaired,omitempty" jsonschema:"description=the request's tool messages whose toolCallId answers no call of the thread: stored\\, but every context leaves them out (memctx reason orphan-tool-result); absent when none"`
 }
