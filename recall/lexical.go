@@ -160,6 +160,9 @@ func (l *Lexical) open() (bleve.Index, error) {
 				return nil, fmt.Errorf("%w: %s: %v", ErrCorrupt, path, err)
 			}
 		}
+		if err == nil {
+			keepPrivate(path) // an index an older build made 0644 too
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("recall: open lexical index %s: %w", path, err)
@@ -331,4 +334,14 @@ func (l *Lexical) Close() error {
 	l.closed = true
 	defer l.unregister()
 	return closeIndex(l.idx)
+}
+
+// keepPrivate makes the index_meta.json bleve just wrote in the index
+// directory at path readable by its owner only (0600), as every other
+// file of a data directory is: bleve writes it 0666 less the umask
+// (0644 under the usual 022), where its segments and root.bolt are 0600.
+// It holds no text (the mapping and the store's options), so a failure
+// to change the mode is not an error of the creation.
+func keepPrivate(path string) {
+	_ = os.Chmod(filepath.Join(path, "index_meta.json"), 0o600)
 }

@@ -44,13 +44,14 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 		}
 		if errors.Is(err, engine.ErrDatabaseCorrupt) {
 			// A damaged file does not heal: a load balancer must stop
-			// sending traffic here until the operator restores it.
-			return nil, &apiError{kind: kindUnavailable, detail: "the database file was found damaged; restore it from a backup or run mnemo salvage (the server log has the path)", cause: err}
+			// sending traffic here until the operator restores it, and no
+			// Retry-After invites a client to try again in seconds.
+			return nil, &apiError{kind: kindUnavailable, detail: "the database file was found damaged; restore it from a backup or run mnemo salvage (the server log has the path)", cause: err, lasting: true}
 		}
 		if ue := (*engine.UnlinkedDatabaseError)(nil); errors.As(err, &ue) {
 			// The log has the /proc path to copy the removed file from:
 			// it is lost once this process stops.
-			return nil, &apiError{kind: kindUnavailable, detail: "the database file was removed from the data directory while the server runs; copy it out as the server log says before stopping the server", cause: err}
+			return nil, &apiError{kind: kindUnavailable, detail: "the database file was removed from the data directory while the server runs; copy it out as the server log says before stopping the server", cause: err, lasting: true}
 		}
 		if errors.Is(err, engine.ErrSchemaMigrated) {
 			// Every write is refused from now on (unreachable): the

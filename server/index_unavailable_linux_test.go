@@ -187,7 +187,8 @@ func TestAppendDiskFull(t *testing.T) {
 // server runs: /healthz said "the database file was found damaged;
 // restore it from a backup or run mnemo salvage" (a new, empty file had
 // been created beside the old WAL). Now it is 503 saying the file was
-// removed and to copy it out before stopping the server.
+// removed and to copy it out before stopping the server, with no
+// Retry-After.
 func TestHealthDatabaseUnlinked(t *testing.T) {
 	dir := t.TempDir()
 	h := newHarnessOn(t, false, server.Config{}, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
@@ -199,6 +200,9 @@ func TestHealthDatabaseUnlinked(t *testing.T) {
 	p := r.problem(t)
 	if r.status != 503 || !strings.Contains(p.Detail, "was removed") || !strings.Contains(p.Detail, "copy it out") || strings.Contains(p.Detail, "salvage") {
 		t.Fatalf("healthz with mnemo.db removed: %d %s, want 503 saying it was removed and to copy it out", r.status, r.body)
+	}
+	if ra := r.header.Get("Retry-After"); ra != "" {
+		t.Fatalf("healthz with mnemo.db removed answered Retry-After: %s; waiting does not bring the file back (walk56 F6)", ra)
 	}
 	h.e.Close() // nothing to check: the file is gone
 }

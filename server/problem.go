@@ -127,6 +127,10 @@ type apiError struct {
 	cause  error // logged, never shown
 	// retry is the Retry-After of a 429 too-many-failures answer.
 	retry time.Duration
+	// lasting marks a 503 that waiting does not clear (a damaged or
+	// removed database file: the operator must act), answered without
+	// the Retry-After every other 503 carries.
+	lasting bool
 }
 
 func (e *apiError) Error() string { return e.detail }
@@ -444,10 +448,11 @@ func quotaExceeded(err error) *apiError {
 	return &apiError{kind: kindQuota, field: "messages", detail: strings.TrimPrefix(err.Error(), "engine: ")}
 }
 
-// retryAfter is the Retry-After header (seconds) of every 503 answer: an
-// engine closing, an erasure that waited too long, a write that waited
-// too long for the others (database-busy), a database another program
-// holds locked (database-locked), a database outage.
+// retryAfter is the Retry-After header (seconds) of every 503 answer but
+// a lasting one (apiError.lasting): an engine closing, an erasure that
+// waited too long, a write that waited too long for the others
+// (database-busy), a database another program holds locked
+// (database-locked), a database outage.
 const retryAfter = "5"
 
 // bearerChallenge is the WWW-Authenticate challenge of a 401 answer to r
@@ -496,7 +501,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, log *slog.Logger, err 
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
-	if ae.kind.status == http.StatusServiceUnavailable {
+	if ae.kind.status == http.StatusServiceUnavailable && !ae.lasting {
 		h.Set("Retry-After", retryAfter)
 	}
 	if ae.retry > 0 {

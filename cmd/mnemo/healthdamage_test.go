@@ -15,7 +15,8 @@ import (
 // the damage, once a request (or the server's start) met a damaged page
 // of mnemo.db; before, it answered 200 (its ping misses the page), so a
 // load balancer kept sending traffic to a server whose searches fail. A
-// sound directory stays 200 before and after the same search.
+// sound directory stays 200 before and after the same search. The 503
+// carries no Retry-After (walk56 F6): damage does not clear in seconds.
 func TestHealthzDamagedDatabase(t *testing.T) {
 	for _, damaged := range []bool{false, true} {
 		name := map[bool]string{false: "Sound", true: "Damaged"}[damaged]
@@ -27,7 +28,7 @@ func TestHealthzDamagedDatabase(t *testing.T) {
 			}
 			base, stderr, stop := startServe(t, dir)
 			defer stop()
-			health := func() (int, string) {
+			health := func() (int, string, string) {
 				t.Helper()
 				resp, err := http.Get(base + "/healthz")
 				if err != nil {
@@ -37,9 +38,9 @@ func TestHealthzDamagedDatabase(t *testing.T) {
 				b, _ := io.ReadAll(resp.Body)
 				var p struct{ Detail string }
 				_ = json.Unmarshal(b, &p)
-				return resp.StatusCode, p.Detail
+				return resp.StatusCode, p.Detail, resp.Header.Get("Retry-After")
 			}
-			if code, detail := health(); !damaged && code != http.StatusOK {
+			if code, detail, _ := health(); !damaged && code != http.StatusOK {
 				// (On the damaged directory the server's start may already
 				// have read the page: either answer is right there.)
 				t.Fatalf("healthz before any read: %d %s", code, detail)
@@ -49,13 +50,16 @@ func TestHealthzDamagedDatabase(t *testing.T) {
 				t.Fatal(err)
 			}
 			resp.Body.Close()
-			code, detail := health()
+			code, detail, retry := health()
 			want := map[bool]int{false: http.StatusOK, true: http.StatusServiceUnavailable}[damaged]
 			if code != want {
 				t.Fatalf("healthz after a search (%d): %d %q, want %d\n%s", resp.StatusCode, code, detail, want, stderr.String())
 			}
 			if damaged && !strings.Contains(detail, "damaged") {
 				t.Fatalf("healthz detail %q does not name the damage", detail)
+			}
+			if retry != "" {
+				t.Fatalf("healthz answered Retry-After: %s; damage does not clear by waiting", retry)
 			}
 		})
 	}
