@@ -213,7 +213,10 @@ func (r *checkResult) otherProblems() int {
 }
 
 // printOK prints what a check that passed verified, with the known losses
-// and a salvage's kept copies.
+// and a salvage's kept copies, on standard output; its notes (the indexes
+// rebuilt before it, a write-ahead log found damaged and repaired or set
+// aside, ids stored before a rule refused them) on standard error, as
+// every command's notes are.
 func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	known := ""
 	if len(res.lost) > 0 {
@@ -221,7 +224,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	}
 	fmt.Fprintf(c.Stdout, "ok: %s%s\n", c.passed(full), known)
 	if len(res.rebuilt) > 0 {
-		fmt.Fprintf(c.Stdout, "rebuilt the indexes from the database before the check: %s (they are derived: nothing was lost)\n", strings.Join(res.rebuilt, "; "))
+		fmt.Fprintf(c.Stderr, "mnemo check: note: rebuilt the indexes from the database before the check: %s (they are derived: nothing was lost)\n", strings.Join(res.rebuilt, "; "))
 	}
 	if len(res.lost) > 0 {
 		fmt.Fprintln(c.Stdout, "known losses (messages a salvage could not recover; their seqs stay unused):")
@@ -238,18 +241,18 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	repaired, aside, orphans := c.splitKeptLogs(logs)
 	const keptAsFound = "Kept as found: %s (it may still hold erased text; no erasure reaches it: delete it once no longer needed)"
 	if len(repaired) > 0 {
-		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost. "+keptAsFound+"\n", strings.Join(repaired, ", "))
+		fmt.Fprintf(c.Stderr, "mnemo check: note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied, nothing is lost. "+keptAsFound+"\n", strings.Join(repaired, ", "))
 	}
 	if len(aside) > 0 {
-		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged when the database was opened, and set aside unapplied: every commit in it was already in %s (a checkpoint had copied them), nothing is lost. "+keptAsFound+"\n", engine.DatabaseFile, strings.Join(aside, ", "))
+		fmt.Fprintf(c.Stderr, "mnemo check: note: the write-ahead log was found damaged when the database was opened, and set aside unapplied: every commit in it was already in %s (a checkpoint had copied them), nothing is lost. "+keptAsFound+"\n", engine.DatabaseFile, strings.Join(aside, ", "))
 	}
 	if len(orphans) > 0 {
-		fmt.Fprintf(c.Stdout, "note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
+		fmt.Fprintf(c.Stderr, "mnemo check: note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
 	}
-	printDotIDs(c.Stdout, res.dotIDs)
-	printReservedIDs(c.Stdout, res.reservedIDs)
+	printDotIDs(c.Stderr, res.dotIDs)
+	printReservedIDs(c.Stderr, res.reservedIDs)
 	if len(befores) > 0 {
-		fmt.Fprintf(c.Stdout, "note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
+		fmt.Fprintf(c.Stderr, "mnemo check: note: %s as it was before a damaged write-ahead log's valid prefix was applied (no valid -shm said what it held) is kept as %s: if the database reads wrong or lacks commits, stop mnemo and restore it from that copy; it may still hold erased text: delete it once no longer needed\n", engine.DatabaseFile, strings.Join(befores, ", "))
 	}
 }
 

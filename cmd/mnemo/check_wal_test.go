@@ -137,8 +137,8 @@ func TestCheckDamagedWAL(t *testing.T) {
 		dir := damagedWALDir(t, true)
 		code, out, stderr := run(t, nil, "--dir", dir, "check")
 		kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-[ws][ah][lm].damaged-*"))
-		if code != 0 || len(kept) != 2 || !strings.Contains(out, "repaired: every commit was applied") ||
-			!strings.Contains(out, "Kept as found: "+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+" (") {
+		if code != 0 || len(kept) != 2 || !strings.Contains(stderr, "mnemo check: note: the write-ahead log was found damaged when the database was opened, and repaired: every commit was applied") ||
+			!strings.Contains(stderr, "Kept as found: "+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+" (") || strings.Contains(out, "note:") {
 			t.Fatalf("check: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 		}
 		if code, out, stderr := run(t, nil, "--dir", dir, "messages", "--thread", "t"); code != 0 || strings.Count(out, "harbour note") != 20 {
@@ -167,8 +167,8 @@ func TestCheckSetAsideNote(t *testing.T) {
 	for range 2 { // the open that sets the log aside, then a check of the kept copy
 		code, out, stderr := run(t, nil, "--dir", dir, "check")
 		kept, _ := filepath.Glob(filepath.Join(dir, engine.DatabaseFile+"-[ws][ah][lm].damaged-*"))
-		if code != 0 || len(kept) != 2 || strings.Contains(out, "repaired") ||
-			!strings.Contains(out, "set aside unapplied: every commit in it was already in "+engine.DatabaseFile+" (a checkpoint had copied them), nothing is lost. Kept as found: "+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+" (") {
+		if code != 0 || len(kept) != 2 || strings.Contains(out+stderr, "repaired") ||
+			!strings.Contains(stderr, "set aside unapplied: every commit in it was already in "+engine.DatabaseFile+" (a checkpoint had copied them), nothing is lost. Kept as found: "+filepath.Base(kept[1])+", "+filepath.Base(kept[0])+" (") {
 			t.Fatalf("check: exit %d, kept %v\n%s%s", code, kept, out, stderr)
 		}
 	}
@@ -180,8 +180,8 @@ func TestCheckSetAsideNote(t *testing.T) {
 	if err := os.Remove(logs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || strings.Contains(out, "repaired") || strings.Contains(out, "set aside") ||
-		!strings.Contains(out, "kept with a damaged write-ahead log whose kept copy is gone") {
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || strings.Contains(out+stderr, "repaired") || strings.Contains(out+stderr, "set aside") ||
+		!strings.Contains(stderr, "mnemo check: note: ") || !strings.Contains(stderr, "kept with a damaged write-ahead log whose kept copy is gone") {
 		t.Fatalf("check without the log copy: exit %d\n%s%s", code, out, stderr)
 	}
 	code, out, stderr := run(t, nil, "--dir", dir, "delete", "--resource", "r", "--yes")

@@ -74,7 +74,7 @@ func printDotIDs(w io.Writer, found []dotID) {
 	if len(found) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "note: %s stored before \".\" and \"..\" were refused for new data: a browser or JS client cannot put them in a URL path (the inspector shows them without links), and nothing more can be appended or written under them; the mnemo commands, and clients that send a path as written, read and erase them\n", joinIDs(found))
+	fmt.Fprintf(w, "mnemo check: note: %s stored before \".\" and \"..\" were refused for new data: a browser or JS client cannot put them in a URL path (the inspector shows them without links), and nothing more can be appended or written under them; the mnemo commands, and clients that send a path as written, read and erase them\n", joinIDs(found))
 }
 
 // joinIDs names found as the notes of `mnemo check` do: `thread "..", resource "."`.

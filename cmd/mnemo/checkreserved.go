@@ -34,7 +34,7 @@ func printReservedIDs(w io.Writer, found []dotID) {
 	if len(found) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "note: %s stored before ids beginning with %q were reserved for erased owners (an erasure's tombstones begin so): "+
+	fmt.Fprintf(w, "mnemo check: note: %s stored before ids beginning with %q were reserved for erased owners (an erasure's tombstones begin so): "+
 		"nothing more can be appended or written under them; the mnemo commands read and erase them "+
 		"(mnemo messages --thread, mnemo delete --thread or --resource); a conversation to go on with needs a new id\n",
 		joinIDs(found), engine.TombstonePrefix)

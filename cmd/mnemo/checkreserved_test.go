@@ -49,8 +49,8 @@ func TestCheckNotesReservedIDs(t *testing.T) {
 		t.Errorf("check --json: reservedIds %s, want %s", got, want)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "check")
-	want := `note: thread "erased-x", resource "erased-r" stored before ids beginning with "erased-" were reserved for erased owners`
-	if code != 0 || !strings.Contains(out, want) || !strings.Contains(out, "mnemo delete --thread or --resource") {
+	want := `mnemo check: note: thread "erased-x", resource "erased-r" stored before ids beginning with "erased-" were reserved for erased owners`
+	if code != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "mnemo delete --thread or --resource") || strings.Contains(out, "note:") {
 		t.Fatalf("check: exit %d, want 0 and %q with what to do:\n%s%s", code, want, out, stderr)
 	}
 }

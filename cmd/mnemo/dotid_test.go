@@ -50,7 +50,7 @@ func TestDotIDsStoredStayReachable(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check"}, `note: thread "..", resource ".", message ".", run "." stored before`},
+		{[]string{"check"}, `mnemo check: note: thread "..", resource ".", message ".", run "." stored before`},
 		{[]string{"threads", "--resource", "."}, ".."},
 		{[]string{"messages", "--thread", ".."}, "dot dot"},
 		{[]string{"memctx", "."}, "run . · thread .. · resource ."},
