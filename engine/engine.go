@@ -314,6 +314,7 @@ func start(ctx context.Context, cfg Config, dir string, db *sql.DB, pool *pgxpoo
 		e.Close()
 		return nil, err
 	}
+	e.retryOwedAtOpen(ctx) // index_space.go
 	// The drainer starts once the open's own statements are done: on
 	// Postgres its first drain, beside them, made the pool dial a second
 	// connection on every open (the first is idle again by now).

@@ -92,3 +92,25 @@ func (e *Engine) retryOwed(ctx context.Context) {
 		e.log.Info("room again: the outbox rows deferred are retried now", "rows", n)
 	}
 }
+
+// retryOwedAtOpen makes the index and delete rows an earlier process
+// deferred due now (a writer's Open on SQLite, before its drainer
+// starts): their failure was that process's lexical index's, a full disk
+// most often, and no write of this process's index has been refused, so
+// none that succeeds after one (roomAgain) would retry them. Before
+// (disk56), they waited out their stored backoff, up to 5 minutes, on a
+// disk with room again. A failure is logged, not returned: the rows keep
+// their backoff (on a disk still full, the first batch is refused and the
+// index's first write that succeeds after it retries them).
+func (e *Engine) retryOwedAtOpen(ctx context.Context) {
+	if e.onPostgres() || e.cfg.KeepOutbox {
+		return
+	}
+	n, err := e.ms.ExpediteOutbox(ctx, time.Now())
+	switch {
+	case err != nil:
+		e.log.Warn("the outbox rows an earlier process deferred could not be made due: they wait out their backoff", "err", diskFull(e.dir, err))
+	case n > 0:
+		e.log.Info("the outbox rows an earlier process deferred are retried now", "rows", n)
+	}
+}

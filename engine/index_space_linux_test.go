@@ -289,3 +289,58 @@ func refuseIndex(t *testing.T, e *engine.Engine, filler string, from int) int {
 	}
 	return next
 }
+
+// TestIndexRoomAtOpenRetriesOwed: disk56's 2. The rows deferred while
+// the index's disk was full, by a process that then stopped, waited out
+// their stored backoff (up to 5 minutes) after the next Open although the
+// disk had room again: no write of that process's index had been refused,
+// so none succeeding after one woke the drainer. Now a writer's Open
+// makes the index and delete rows an earlier process deferred due at
+// once. Needs root (a tmpfs).
+func TestIndexRoomAtOpenRetriesOwed(t *testing.T) {
+	ctx := context.Background()
+	cfg, mnt := indexOnTmpfs(t, 4<<20)
+	e, err := engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendNotes(t, e, 0, 1)
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	refuseIndex(t, e, filepath.Join(mnt, "filler"), 1)
+	// As after a long outage: every row owed deferred for 5 minutes.
+	if _, err := engine.DBOf(e).ExecContext(ctx, `UPDATE outbox SET attempts = 9, not_before = ?`, time.Now().Add(5*time.Minute).UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	remount(t, mnt, 64<<20, false) // salvage_space_linux_test.go
+
+	e, err = engine.Open(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	deadline := time.Now().Add(time.Minute)
+	var st engine.Stats
+	for time.Now().Before(deadline) {
+		if st, err = e.Stats(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if st.OutboxPending == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if st.OutboxPending != 0 {
+		t.Fatalf("%d outbox rows still owed a minute after an Open on a disk with room: they wait out their backoff", st.OutboxPending)
+	}
+	if err := e.DiskFull(); err != nil {
+		t.Errorf("DiskFull once the owed rows are indexed: %v, want nil", err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Errorf("check once the owed rows are indexed: %v", err)
+	}
+}

@@ -126,9 +126,19 @@ func (s *Store) DeferOutbox(ctx context.Context, ds []Deferral) error {
 // rows: their failure was the lexical index's) whose retry is due after
 // now due at now, their attempts unchanged, and returns how many it
 // changed: the engine's drainer calls it once a write succeeds after one
-// refused for lack of room, so that the rows deferred on the full disk
-// are not left waiting out their backoff (up to 5 minutes).
+// refused for lack of room, and a writer's Open for the rows an earlier
+// process deferred, so that the rows deferred on a full disk are not left
+// waiting out their backoff (up to 5 minutes). It reads first and writes
+// only when such a row is there: an Open with none takes no write lock.
 func (s *Store) ExpediteOutbox(ctx context.Context, now time.Time) (int64, error) {
+	var deferred bool
+	if err := s.conn.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM outbox WHERE op <> ? AND not_before > ?)`,
+		OpEmbed, now.UnixMilli()).Scan(&deferred); err != nil {
+		return 0, fmt.Errorf("expedite outbox: %w", err)
+	}
+	if !deferred {
+		return 0, nil
+	}
 	res, err := s.conn.ExecContext(ctx, `UPDATE outbox SET not_before = ? WHERE op <> ? AND not_before > ?`,
 		now.UnixMilli(), OpEmbed, now.UnixMilli())
 	if err != nil {
