@@ -301,7 +301,7 @@ func (c *Context) OpenAIMessages(systemPrompt string) []openai.ChatCompletionMes
 		for _, tc := range m.ToolCalls {
 			om.ToolCalls = append(om.ToolCalls, openai.ToolCall{
 				ID: tc.ID, Type: openai.ToolTypeFunction,
-				Function: openai.FunctionCall{Name: tc.Name, Arguments: openAIArguments(tc.Arguments)},
+				Function: openai.FunctionCall{Name: tc.Name, Arguments: OpenAIArguments(tc.Arguments)},
 			})
 		}
 		out = append(out, om)
@@ -309,22 +309,29 @@ func (c *Context) OpenAIMessages(systemPrompt string) []openai.ChatCompletionMes
 	return out
 }
 
-// openAIArguments is a context's ToolCall.Arguments as OpenAI's wire
-// carries them, function.arguments: a string of the text the model
-// generated. An object is its JSON text; a JSON string (the model's text
-// that held no object, kept as it was: ToolCallArgumentsOf) is that text
-// itself, rendered as message content is (render.Message: its Hidden and
-// Control characters escaped, which renderToolCalls wrote as JSON
-// escapes that unquoting decodes). Before, the model read its own text
-// back in quotes, with its quotes and backslashes escaped.
-func openAIArguments(a json.RawMessage) string {
+// OpenAIArguments is a tool call's arguments as the model is to read them,
+// OpenAI's function.arguments: a string of the text the model generated,
+// as OpenAIMessages sends it and as POST /v1/context, MCP's
+// memory_context and `mnemo context --json` give it. An object is its
+// JSON text, each render.Hidden or render.Control character written as
+// its JSON escape (render.HiddenJSON: `{"q":"a\u202eb"}`, which decodes to
+// the same value; no marker is quoted inside it, as the model reads it as
+// its own call). A JSON string (the model's text that held no object,
+// kept as it was: ToolCallArgumentsOf) is that text itself, rendered as
+// message content is (render.Message: marker-shaped text quoted,
+// "[quoted: recalled …", its Hidden and Control characters written as
+// "\u202e"). a may be a composed context's arguments (renderToolCalls
+// wrote their escapes already) or stored ones: the result is the same.
+// Before, the model read its own text back in quotes, with its quotes and
+// backslashes escaped.
+func OpenAIArguments(a json.RawMessage) string {
 	if len(a) > 0 && a[0] == '"' {
 		var s string
 		if json.Unmarshal(a, &s) == nil {
 			return render.Message(s)
 		}
 	}
-	return string(a)
+	return render.HiddenJSON(string(a))
 }
 
 var (

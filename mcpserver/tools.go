@@ -201,7 +201,7 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	out := ContextOutput{RunID: c.RunID, System: c.System, PromptHash: c.PromptHash, Messages: []ContextMessage{}}
 	for _, m := range c.Messages {
 		out.Messages = append(out.Messages, ContextMessage{Role: m.Role, Content: m.Content, Name: m.Name,
-			ToolCalls: toolCalls(m.ToolCalls), ToolCallID: m.ToolCallID, ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
+			ToolCalls: contextToolCalls(m.ToolCalls), ToolCallID: m.ToolCallID, ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
 	}
 	if c.MemCtx != nil {
 		out.Recalled, out.Dropped = len(c.MemCtx.Recalled), c.MemCtx.DroppedCount

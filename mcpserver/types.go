@@ -144,6 +144,31 @@ func toolCalls(calls []engine.ToolCall) []ToolCall {
 	return out
 }
 
+// ContextToolCall is a tool call of a composed context's turn, as the
+// model is to read it (server.ContextToolCall).
+type ContextToolCall struct {
+	// ID (id) is the call's id; the tool turn answering it names it as toolCallId.
+	ID string `json:"id" jsonschema:"the call's id; the tool turn answering it names it as toolCallId"`
+	// Name (name) is the tool called.
+	Name string `json:"name" jsonschema:"the tool called"`
+	// Arguments (arguments) is OpenAI's function.arguments, a string, as
+	// engine.OpenAIArguments renders it (server.ContextToolCall.Arguments).
+	Arguments string `json:"arguments" jsonschema:"the call's arguments as the model is to read them, a string as OpenAI's function.arguments: an object's JSON text with bidirectional, tag and control characters as JSON escapes, or a model's text that held no object rendered as message content is"`
+}
+
+// contextToolCalls gives a composed message's calls as ContextToolCalls;
+// nil for none.
+func contextToolCalls(calls []server.ContextToolCall) []ContextToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ContextToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = ContextToolCall(c)
+	}
+	return out
+}
+
 // ContextMessage is one message of a composed context.
 type ContextMessage struct {
 	// Role (role) is the message's role (user, assistant, tool).
@@ -154,8 +179,9 @@ type ContextMessage struct {
 	// composes it (engine.OpenAIName: [A-Za-z0-9_-], at most 64 bytes);
 	// empty: none.
 	Name string `json:"name,omitempty" jsonschema:"the speaker, or the tool a tool turn answers for, reduced to [A-Za-z0-9_-] (at most 64) as OpenAI accepts it"`
-	// ToolCalls (toolCalls) are an assistant turn's tool calls.
-	ToolCalls []ToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
+	// ToolCalls (toolCalls) are an assistant turn's tool calls, their
+	// arguments as the model is to read them (server.ContextToolCall).
+	ToolCalls []ContextToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
 	// ToolCallID (toolCallId) is the call a tool turn answers.
 	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"the id of the call a tool turn answers"`
 	// ThreadID (threadId) is the conversation the message comes from.

@@ -93,8 +93,9 @@ type ContextMessage struct {
 	// passed on to OpenAI as it is); empty: none. The stored name is in
 	// the thread's messages listing.
 	Name string `json:"name,omitempty"`
-	// ToolCalls (toolCalls) are an assistant message's tool calls.
-	ToolCalls []engine.ToolCall `json:"toolCalls,omitempty"`
+	// ToolCalls (toolCalls) are an assistant message's tool calls, their
+	// arguments as the model is to read them (ContextToolCall).
+	ToolCalls []ContextToolCall `json:"toolCalls,omitempty"`
 	// ToolCallID (toolCallId) is the call a tool message answers.
 	ToolCallID string `json:"toolCallId,omitempty"`
 	// ThreadID (threadId) is the thread the message is stored in.
@@ -106,6 +107,24 @@ type ContextMessage struct {
 	// Reason (reason) is "hit", "range" or "repair" for a recalled turn;
 	// empty for the recent window.
 	Reason string `json:"reason,omitempty" jsonschema:"description=hit\\, range or repair for a recalled turn; absent for the recent window"`
+}
+
+// ContextToolCall is a tool call of a composed context's message, as the
+// model is to read it.
+type ContextToolCall struct {
+	// ID (id) is the call's id; the tool message answering it names it as
+	// toolCallId.
+	ID string `json:"id"`
+	// Name (name) is the function called.
+	Name string `json:"name"`
+	// Arguments (arguments) is OpenAI's function.arguments, a string, as
+	// engine.OpenAIArguments renders it: an object's JSON text, its
+	// bidirectional, tag and control characters written as JSON escapes
+	// (the six characters \u202e, which a JSON reader of the text decodes);
+	// a model's text that held no object rendered as message content is
+	// ("[quoted: recalled …", \u202e).
+	// The stored arguments are in the thread's messages listing.
+	Arguments string `json:"arguments" jsonschema:"description=OpenAI's function.arguments: a string of the call's arguments as the model is to read them (an object's JSON text with bidirectional\\, tag and control characters as JSON escapes; a model's text that held no object rendered as message content is); pass it on as it is"`
 }
 
 // Context is the answer of POST /v1/context: the memory part of a prompt
@@ -169,11 +188,24 @@ func toContext(c *engine.Context) *Context {
 	}
 	out := &Context{RunID: c.RunID, System: c.System, Messages: make([]ContextMessage, len(c.Messages)), Tools: c.Tools, PromptHash: c.PromptHash, MemCtx: c.MemCtx}
 	for i, m := range c.Messages {
-		out.Messages[i] = ContextMessage{Role: m.Role, Content: m.Content, Name: engine.OpenAIName(m.Name), ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID,
+		out.Messages[i] = ContextMessage{Role: m.Role, Content: m.Content, Name: engine.OpenAIName(m.Name), ToolCalls: contextToolCalls(m.ToolCalls), ToolCallID: m.ToolCallID,
 			ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.MessageID, Reason: m.Reason}
 	}
 	if out.Tools == nil {
 		out.Tools = []openai.Tool{}
+	}
+	return out
+}
+
+// contextToolCalls gives a composed message's calls as ContextToolCalls;
+// nil for none.
+func contextToolCalls(calls []engine.ToolCall) []ContextToolCall {
+	if len(calls) == 0 {
+		return nil
+	}
+	out := make([]ContextToolCall, len(calls))
+	for i, c := range calls {
+		out[i] = ContextToolCall{ID: c.ID, Name: c.Name, Arguments: engine.OpenAIArguments(c.Arguments)}
 	}
 	return out
 }

@@ -146,7 +146,7 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 	}
 	text := msg.Content
 	for _, tc := range msg.ToolCalls {
-		text = strings.TrimSpace(text + " → " + tc.Name + "(" + string(tc.Arguments) + ")")
+		text = strings.TrimSpace(text + " → " + tc.Name + "(" + engine.OpenAIArguments(tc.Arguments) + ")")
 	}
 	fmt.Fprintf(w, "[%-6s] %s #%d %s: %s\n", tag, msg.ThreadID, msg.Seq, who, oneLine(text, width))
 }
