@@ -63,6 +63,10 @@ var (
 	kindCrossOrigin = kind{"cross-origin", http.StatusForbidden, "Cross-origin browser request refused"}
 	kindHost        = kind{"host-refused", http.StatusForbidden, "Request addressed to a host this server does not answer"}
 	kindNotFound    = kind{"not-found", http.StatusNotFound, "Not found"}
+	// kindOutside is a resource the principal may not touch, said so
+	// (Principal.OutsideHint): a not-found answer to every caller's logic
+	// (Is), titled for what it is.
+	kindOutside     = kind{"not-found", http.StatusNotFound, "Resource outside this client's resources"}
 	kindConflict    = kind{"conflict", http.StatusConflict, "Conflict with stored data"}
 	kindDiverged    = kind{"replay-diverged", http.StatusConflict, "Replay diverged from the recorded run"}
 	kindTooLarge    = kind{"body-too-large", http.StatusRequestEntityTooLarge, "Request body too large"}
@@ -136,7 +140,9 @@ type apiError struct {
 func (e *apiError) Error() string { return e.detail }
 
 // Is makes a not-found answer match ErrNotFound.
-func (e *apiError) Is(target error) bool { return target == ErrNotFound && e.kind == kindNotFound }
+func (e *apiError) Is(target error) bool {
+	return target == ErrNotFound && (e.kind == kindNotFound || e.kind == kindOutside)
+}
 
 // WorkingMemoryOffDetail is the detail of the working-memory-off problem
 // (engine.ErrNoWorkingMemory), the HTTP API's 404 and the MCP tools'

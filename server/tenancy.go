@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
@@ -83,12 +84,16 @@ func NewID(field, id string) error {
 // Resource checks a resource id the principal names (field names the
 // input for an invalid id). Errors: an id no record can have is a 400
 // naming field (Describe); a resource the principal may not touch matches
-// ErrNotFound, as an unknown one would.
+// ErrNotFound, as an unknown one would (a 404 titled "Resource outside
+// this client's resources", with Principal.OutsideHint, when it has one).
 func (t Tenant) Resource(field, id string) error {
 	if !engine.ValidID(id) {
 		return badID(field, id, false)
 	}
 	if !t.Principal.Allows(id) {
+		if h := t.Principal.OutsideHint; h != "" {
+			return &apiError{kind: kindOutside, detail: fmt.Sprintf("resource %q %s", id, h)}
+		}
 		return notFound("resource", id)
 	}
 	return nil

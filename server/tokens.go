@@ -96,6 +96,13 @@ type Principal struct {
 	// serve's. (mnemo mcp over stdio, which takes no --config, names the
 	// data directory's mnemo.json.)
 	WorkingMemoryOffHint string
+	// OutsideHint, when not empty, is said of a resource the principal
+	// may not touch, after `resource "ID" `, in place of "resource not
+	// found": mnemo mcp over stdio, whose user chose the resources
+	// (--resources), names the flag. Empty means not found, as for an
+	// unknown resource: a token's refusal tells a tenant nothing of
+	// another's resources.
+	OutsideHint string
 }
 
 // Operator is the principal of every request when the server has no token

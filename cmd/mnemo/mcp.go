@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -67,6 +69,7 @@ func (c *MCPCommand) Run(ctx context.Context, args []string) error {
 			}
 			p.Resources[r] = true
 		}
+		p.OutsideHint = "is outside this client's resources (mnemo mcp --resources " + strings.Join(slices.Sorted(maps.Keys(p.Resources)), ",") + "): start mnemo mcp with it in --resources, or without --resources for every resource"
 	}
 	// The engine's warnings and the MCP server's go to standard error
 	// (standard output is the protocol's); the engine's went nowhere before.

@@ -39,6 +39,12 @@ func TestMCPWorkingMemoryOff(t *testing.T) {
 // stops it, failing t when mcp does not exit 0.
 func mcpCall(t *testing.T, dir, tool string, args map[string]any) *mcp.CallToolResult {
 	t.Helper()
+	return mcpCallWith(t, dir, nil, tool, args)
+}
+
+// mcpCallWith is mcpCall with mnemo mcp's flags.
+func mcpCallWith(t *testing.T, dir string, flags []string, tool string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -50,7 +56,7 @@ func mcpCall(t *testing.T, dir, tool string, args map[string]any) *mcp.CallToolR
 		return ""
 	}}
 	code := make(chan int, 1)
-	go func() { code <- m.Run(ctx, []string{"--dir", dir, "mcp"}); outW.Close() }()
+	go func() { code <- m.Run(ctx, append([]string{"--dir", dir, "mcp"}, flags...)); outW.Close() }()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil).Connect(ctx, &mcp.IOTransport{Reader: outR, Writer: inW}, nil)
 	if err != nil {
 		t.Fatal(err)
