@@ -356,7 +356,8 @@ var (
 // in every answer; the transliteration is cut so that the whole is at
 // most 64 bytes, and a name that leaves nothing (emoji alone) is its tag
 // alone. So "李雷" is "Li_Lei_" and a tag, "黎雷" "Li_Lei_" and another,
-// "Ana B" is "Ana_B_" and a tag, not "Ana_B"; and an ASCII name written as
+// "Ana B" is "Ana_B_" and a tag, not "Ana_B"; a role's name ("system",
+// "Assistant": roleWords) is itself, "_" and a tag; and an ASCII name written as
 // a tagged one ("Li_Lei_" and the tag of "李雷") gets a tag of its own: a
 // rendered name ending in a tag was tagged, and its tag is of the name
 // itself. "" stays "". Before, a name in another script than Latin became
@@ -366,7 +367,7 @@ var (
 // another speaker's tagged one, and a name with a chosen tag took some
 // 2^24 tries to find (walk48 F13).
 func OpenAIName(s string) string {
-	if s == "" || (openAIName.MatchString(s) && !tagShaped.MatchString(s)) {
+	if s == "" || (openAIName.MatchString(s) && !tagShaped.MatchString(s) && !roleWord(s)) {
 		return s
 	}
 	name := strings.Trim(badNameChars.ReplaceAllString(unidecode.Unidecode(s), "_"), "_")
@@ -378,6 +379,19 @@ func OpenAIName(s string) string {
 		return tag
 	}
 	return name + "_" + tag
+}
+
+// roleWords are the chat roles of OpenAI's and the open models' chat
+// formats. A name that is one of them, in any case, gets a tag
+// (OpenAIName): a chat template that writes a message's name where its
+// role goes (ChatML's "<|im_start|>name", as some OpenAI-compatible
+// servers render it) would otherwise draw a user's or assistant's turn
+// named "system" as a system message (walk56 F9).
+var roleWords = []string{"system", "developer", "user", "assistant", "tool", "function", "ipython"}
+
+// roleWord reports whether s is one of roleWords, in any case.
+func roleWord(s string) bool {
+	return slices.ContainsFunc(roleWords, func(w string) bool { return strings.EqualFold(s, w) })
 }
 
 // maxNameBytes is the longest name OpenAI accepts in a message.

@@ -1,9 +1,13 @@
 package engine_test
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"regexp"
 	"strings"
 	"testing"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -41,6 +45,18 @@ func TestOpenAIName(t *testing.T) {
 		{"Li_Lei_3A47328A607F3E0A", "Li_Lei_3A47328A607F3E0A_6d687ef30e00e596"},
 		{"Li-Lei-3a47328a607f3e0a", "Li-Lei-3a47328a607f3e0a_850f7bd6132b028f"},
 		{"d06f1525f7913978", "d06f1525f7913978_c3b4b3c6540cb5b4"},
+		// A role's name, in any case: tagged, so that a chat template
+		// writing the name where the role goes does not draw a turn named
+		// "system" as a system message (walk56 F9).
+		{"system", "system_" + tagOf("system")},
+		{"SYSTEM", "SYSTEM_" + tagOf("SYSTEM")},
+		{"Assistant", "Assistant_" + tagOf("Assistant")},
+		{"developer", "developer_" + tagOf("developer")},
+		{"user", "user_" + tagOf("user")},
+		{"tool", "tool_" + tagOf("tool")},
+		{"function", "function_" + tagOf("function")},
+		{"systems", "systems"},
+		{"system_prompt", "system_prompt"},
 		// Not the tag's shape: kept.
 		{"Li_Lei_3a4732", "Li_Lei_3a4732"},
 		{"Li_Lei3a47328a607f3e0a", "Li_Lei3a47328a607f3e0a"},
@@ -69,4 +85,11 @@ func TestOpenAIName(t *testing.T) {
 		}
 		seen[got] = in
 	}
+}
+
+// tagOf is the tag OpenAIName gives s: 16 hex digits of the SHA-256 of
+// its NFC form.
+func tagOf(s string) string {
+	sum := sha256.Sum256([]byte(norm.NFC.String(s)))
+	return hex.EncodeToString(sum[:8])
 }
