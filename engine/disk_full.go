@@ -1,8 +1,13 @@
 package engine
 
 import (
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // diskFull returns err as an ErrNoSpace error naming the disk of dir
@@ -61,4 +66,26 @@ func fullCause(err error) error {
 		return f.err
 	}
 	return err
+}
+
+// openReadShared is a KeepOutbox open's second try at mnemo.db after the
+// first found no room (full, its error): on a disk full to its last page
+// SQLite could not create the database's shared memory (-shm, 32 KiB),
+// which a clean close deletes, and every read command failed until about
+// 32 KiB were free. It opens the file read-only with the WAL index in the
+// process's memory (store.OpenReadShared: safe beside a writer in another
+// process); the command reads as always, and a write it tries fails. When
+// that open fails too, full is returned.
+func openReadShared(ctx context.Context, cfg Config, dir string, full error) (*sql.DB, error) {
+	db, err := store.OpenReadShared(ctx, filepath.Join(dir, DatabaseFile))
+	if err != nil {
+		if cfg.Logger != nil {
+			cfg.Logger.Warn("no room for the database's shared memory, and it could not be read without it", "err", err)
+		}
+		return nil, full
+	}
+	if cfg.Logger != nil {
+		cfg.Logger.Info("no room on the disk for the database's shared memory (mnemo.db-shm, 32 KiB): reading it without, read-only", "dir", dir)
+	}
+	return db, nil
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,8 +128,8 @@ func TestReadWithoutIndexOnFullDisk(t *testing.T) {
 	// was clean depended on timing (flake53: under load the last
 	// checkpoint found room and the reader's open could not create the
 	// -shm on the filled disk: ErrNoSpace, SQLITE_IOERR_SHMSIZE). A
-	// reader on a disk full to the last page with no -shm gets ErrNoSpace
-	// (SQLite needs 32 KiB for it): TestReadWithoutShmOnFullDisk.
+	// reader on a disk full to the last page with no -shm reads without
+	// it: TestReadWithoutShmOnFullDisk.
 	other := holdConn(t, filepath.Join(cfg.Dir, engine.DatabaseFile))
 	// Filled by appends, as an ingest fills it.
 	var appendErr error
@@ -192,6 +193,32 @@ func TestReadWithoutIndexOnFullDisk(t *testing.T) {
 	}
 }
 
+// readSharedWriterEnv names the database TestReadSharedWriter writes to.
+const readSharedWriterEnv = "MNEMO_TEST_READSHARED_WRITER"
+
+// TestReadSharedWriter is TestReadWithoutShmOnFullDisk's other process:
+// it titles thread t1 "to Porto" and checkpoints the WAL (TRUNCATE). It
+// runs only as that child.
+func TestReadSharedWriter(t *testing.T) {
+	path := os.Getenv(readSharedWriterEnv)
+	if path == "" {
+		t.Skip("TestReadWithoutShmOnFullDisk's child process")
+	}
+	w, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.Exec(`UPDATE threads SET title = 'to Porto' WHERE id = 't1'`); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	var busy, logged, done int
+	if err := w.QueryRow(`PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logged, &done); err != nil {
+		t.Fatalf("checkpoint: %v", err)
+	}
+	t.Logf("checkpoint: busy %d, %d frames logged, %d checkpointed", busy, logged, done)
+}
+
 // holdConn opens a connection of its own to the SQLite database at path
 // and keeps it open (with its read of the schema done) until the caller
 // closes it, or the test ends.
@@ -213,11 +240,16 @@ func holdConn(t *testing.T, path string) *sql.Conn {
 	return c
 }
 
-// TestReadWithoutShmOnFullDisk: a reader's open of a data directory
-// closed cleanly (its -wal and -shm deleted) on a disk then filled to the
-// last page fails with ErrNoSpace, which says to free space: SQLite
-// cannot read a WAL-mode database without creating its shared memory
-// (-shm, 32 KiB), and the full disk is not taken for damage.
+// TestReadWithoutShmOnFullDisk: flake53's leftover (disk56 #3). A
+// reader's open of a data directory closed cleanly (its -wal and -shm
+// deleted) on a disk then filled to the last page failed with ErrNoSpace
+// until about 32 KiB were free: SQLite reads a WAL-mode database through
+// its shared memory (-shm, 32 KiB), which it could not create there
+// (SQLITE_IOERR_SHMSIZE). Now a reader (KeepOutbox) opens it read-only
+// with the WAL index in its own memory and reads; a writer's open still
+// fails with ErrNoSpace; a write by another connection once there is room
+// (it sets the shared memory up) is read by the open reader, and the
+// full disk is not taken for damage.
 func TestReadWithoutShmOnFullDisk(t *testing.T) {
 	ctx := context.Background()
 	mnt := mountTmpfs(t, 2<<20) // salvage_space_linux_test.go; skips without root
@@ -237,13 +269,45 @@ func TestReadWithoutShmOnFullDisk(t *testing.T) {
 		t.Fatalf("-shm after a clean close: %v, want it deleted", err)
 	}
 	fill(t, filepath.Join(mnt, "filler"))
+	if _, err := engine.Open(ctx, cfg); !errors.Is(err, engine.ErrNoSpace) || !strings.Contains(err.Error(), "free space there") {
+		t.Fatalf("a writer's open with no -shm on the full disk: %v, want ErrNoSpace saying to free space", err)
+	}
 	read := cfg
 	read.KeepOutbox, read.LazyEmbedder = true, true
-	if e, err := engine.Open(ctx, read); !errors.Is(err, engine.ErrNoSpace) || !strings.Contains(err.Error(), "free space there") {
-		if err == nil {
-			e.Close()
-		}
-		t.Fatalf("a reader's open with no -shm on the full disk: %v, want ErrNoSpace saying to free space", err)
+	r, err := engine.Open(ctx, read)
+	if err != nil {
+		t.Fatalf("a reader's open with no -shm on the full disk: %v, want it open", err)
+	}
+	defer r.Close()
+	page, err := r.ThreadsPage(ctx, engine.ThreadsRequest{})
+	if err != nil || len(page.Threads) != 1 || page.Threads[0].Title != "" {
+		t.Fatalf("threads on the full disk: %+v, %v, want t1", page, err)
+	}
+	if ms, err := r.Messages(ctx, "t1", 0, 0); err != nil || len(ms) != 1 || ms[0].Content != "night train to Porto" {
+		t.Errorf("messages on the full disk: %+v, %v, want the one stored", ms, err)
+	}
+	if res, err := r.Search(ctx, engine.SearchRequest{ResourceID: "r", Query: "train to Porto"}); err != nil || len(res.Hits) != 1 {
+		t.Errorf("search on the full disk: %+v, %v, want the message", res, err)
+	}
+
+	// Another program writes once there is room, beside the reader, and
+	// checkpoints: the reader's next read sees the write.
+	if err := os.Remove(filepath.Join(mnt, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	// A process of its own: the connections of one process share the
+	// reader's read-only shared memory (SQLite's per-file node).
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReadSharedWriter$", "-test.count=1")
+	cmd.Env = childEnv(t, readSharedWriterEnv+"="+filepath.Join(cfg.Dir, engine.DatabaseFile)) // main_test.go
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("a write and checkpoint by another process beside the reader: %v\n%s", err, out)
+	}
+	page, err = r.ThreadsPage(ctx, engine.ThreadsRequest{})
+	if err != nil || len(page.Threads) != 1 || page.Threads[0].Title != "to Porto" {
+		t.Errorf("threads after another connection's write: %+v, %v, want t1 titled \"to Porto\"", page, err)
+	}
+	if err := r.Close(); err != nil {
+		t.Errorf("close of the reader: %v", err)
 	}
 	if n := quarantined(cfg.Dir); n != 0 {
 		t.Fatalf("a full disk was taken for damage: %d quarantine directories", n)

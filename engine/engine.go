@@ -176,6 +176,9 @@ func open(ctx context.Context, cfg Config, dir string) (*Engine, error) {
 		return nil, err
 	}
 	db, err := store.Open(ctx, filepath.Join(dir, DatabaseFile))
+	if err != nil && cfg.KeepOutbox && noSpace(err) {
+		db, err = openReadShared(ctx, cfg, dir, err) // disk_full.go
+	}
 	if store.IsCorrupt(err) {
 		// A file SQLite cannot even read the schema version of (truncated,
 		// overwritten): nothing but a backup or a salvage repairs it.
