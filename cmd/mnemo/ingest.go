@@ -620,11 +620,11 @@ func (c *IngestCommand) unindexed(ctx context.Context, e *engine.Engine) string 
 	}
 	var owed []string
 	if o.Embeddings > 0 {
-		have := "have"
+		have, them := "have", "them by their"
 		if o.Embeddings == 1 {
-			have = "has"
+			have, them = "has", "it by its"
 		}
-		owed = append(owed, fmt.Sprintf("%s %s no embedding yet (search finds them by their words only until then)", count(o.Embeddings, "stored message"), have))
+		owed = append(owed, fmt.Sprintf("%s %s no embedding yet (search finds %s words only until then)", count(o.Embeddings, "stored message"), have, them))
 	}
 	if o.Erasures > 0 {
 		owed = append(owed, fmt.Sprintf("the index files still hold the text of %s (no search returns it)", count(o.Erasures, "erased message")))
