@@ -67,6 +67,10 @@
 // page of threads, of messages and of dispatches at a time. What it does not carry (working-memory history,
 // observations, runs, memctx records) is listed in docs/cli.md, mnemo
 // export.
+// A NUL (U+0000) an older build stored, which neither store accepts now,
+// is written as U+FFFD and each value so changed named
+// (ExportOptions.OnNUL, exportnul.go), so the line moves: a value is
+// never dropped unsaid.
 //
 // # Imports
 //

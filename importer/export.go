@@ -42,6 +42,11 @@ type ExportOptions struct {
 	// read at a time: 1 to engine.MaxPageLimit; 0 means
 	// engine.MaxPageLimit.
 	PageSize int
+	// OnNUL, when set, is called for each stored value Export wrote with
+	// its NUL characters (U+0000, which no store accepts now) as U+FFFD
+	// (exportnul.go), as it writes the line; ExportReport.NULReplaced
+	// counts them either way.
+	OnNUL func(NULReplaced)
 }
 
 // ExportReport counts what Export wrote.
@@ -58,6 +63,9 @@ type ExportReport struct {
 	// Dispatches counts the dispatches written ("dispatch" lines), of
 	// unknown outcome or settled.
 	Dispatches int `json:"dispatches"`
+	// NULReplaced counts the values written with their NUL characters
+	// (U+0000) as U+FFFD (ExportOptions.OnNUL names each).
+	NULReplaced int `json:"nulReplaced,omitempty"`
 }
 
 // exportRecord is the JSONL record Export writes for a message: the
@@ -109,7 +117,9 @@ type exportCall struct {
 // settled or answered) follow its messages, before its state, as
 // "dispatch" lines (itemDispatch), in byte order of run id, then call id;
 // working-memory history, observations, runs and memctx records are not
-// written (docs/cli.md, mnemo export).
+// written (docs/cli.md, mnemo export). A NUL character (U+0000) a build
+// before walk53 stored, which no store accepts now, is written as U+FFFD
+// and the value named to opt.OnNUL (exportnul.go).
 //
 // It reads a page of threads (engine.ThreadsPage, keyset pages) and a page
 // of messages at a time, never the whole store, and honours ctx between
@@ -124,7 +134,7 @@ type exportCall struct {
 // can have or a PageSize out of range), with the report of what was
 // written before.
 func Export(ctx context.Context, src Source, w io.Writer, opt ExportOptions) (*ExportReport, error) {
-	x := &exporter{ctx: ctx, src: src, rep: &ExportReport{}, page: opt.PageSize}
+	x := &exporter{ctx: ctx, src: src, rep: &ExportReport{}, page: opt.PageSize, onNUL: opt.OnNUL}
 	if x.page == 0 {
 		x.page = engine.MaxPageLimit
 	}
@@ -145,7 +155,9 @@ type exporter struct {
 	enc  *json.Encoder
 	rep  *ExportReport
 	page int
-	last string // the resource of the last thread or state written (the order groups threads by resource)
+	// onNUL is ExportOptions.OnNUL (nil: none).
+	onNUL func(NULReplaced)
+	last  string // the resource of the last thread or state written (the order groups threads by resource)
 	// threadFrom is x.rep.Messages when the thread being written began.
 	threadFrom int
 	// seen holds the resources whose state was looked for after their
@@ -265,6 +277,10 @@ func (x *exporter) state(resource, thread string) error {
 		return err
 	}
 	rec := wmRecord{Type: itemWorkingMemory, Thread: thread, Resource: resource, Mode: string(mode), Content: st.Content}
+	var n int
+	if rec.Content, n = replaceNUL(rec.Content); n > 0 {
+		x.nulReplaced(NULReplaced{Resource: resource, Thread: thread, Field: "working_memory", Count: n})
+	}
 	if err := x.enc.Encode(rec); err != nil {
 		return fmt.Errorf("importer: export working memory %s: %w", key, err)
 	}
@@ -341,11 +357,20 @@ func (x *exporter) message(t engine.Thread, title string, m engine.Message) erro
 	if x.rep.Messages == x.threadFrom {
 		rec.IdleTTL = idleTTLText(t.IdleTTL) // on the thread's first line
 	}
+	scrubNUL(&rec, m.Seq, x.nulReplaced)
 	if err := x.enc.Encode(rec); err != nil {
 		return fmt.Errorf("importer: export message %s: %w", m.ID, err)
 	}
 	x.rep.Messages++
 	return nil
+}
+
+// nulReplaced counts r and passes it to ExportOptions.OnNUL.
+func (x *exporter) nulReplaced(r NULReplaced) {
+	x.rep.NULReplaced++
+	if x.onNUL != nil {
+		x.onNUL(r)
+	}
 }
 
 // idleTTLText is a thread's own idle lifetime (engine.Thread.IdleTTL) as
