@@ -120,7 +120,12 @@ type ContextMessage struct {
 //     and its full-width ｟, ⸨, ⟮, the tortoise shells ⦗ ⟬ ❲, the tall
 //     bracket pieces ⎡ ⎣ ⎛ ⎝). A run of render-v8 whose text held none of
 //     these replays byte for byte.
-const RenderVersion = "render-v9"
+//   - render-v10: marker-shaped text also quoted after the curly and
+//     angle brackets and their look-alikes ("{recalled", "<recalled",
+//     ⦃ 〈 ⟨ ⟪ ⧼ ❮, full-width ｛ ＜), the CJK corner and double angle
+//     brackets (「 『 《) and the guillemets (« ‹) (walk56 F4). A run of
+//     render-v9 whose text held none of these replays byte for byte.
+const RenderVersion = "render-v10"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

@@ -12,7 +12,8 @@
 //     can open or close a tag. mnemo's own delimiters are written by Open and
 //     Close, and are the only '<' of the system part.
 //   - Message quotes marker-shaped text in message content: a "[recalled"
-//     (any case; a square or round bracket or a look-alike; letters read
+//     (any case; a square, round, curly or angle bracket, a guillemet
+//     or a look-alike; letters read
 //     as its own: full-width, mathematical and other compatibility forms,
 //     accented letters, Cyrillic, Greek and other confusables, I and 1
 //     for l, a character standing for several letters, "㎈" for "cal";

@@ -18,8 +18,12 @@ import (
 // flattened parentheses (⦅, whose full-width form ｟ was left out with
 // it; ⸨, ⟮), the other tortoise shells (⦗, ⟬, the ornament ❲) and the
 // upper and lower pieces of the tall square bracket and parenthesis
-// (⎡⎣⎛⎝), each drawn as one on a line.
-const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏⦗⟬❲⎡⎣(（﹙⁽₍❨❪⦅⸨⟮⎛⎝`
+// (⎡⎣⎛⎝), each drawn as one on a line. mark56 (walk56 F4) added the
+// other bracket-like openers a model may read a marker after: the curly
+// and angle brackets ("{recalled", "<recalled", ⦃ ❴ 〈 ⟨ ⟪ ⧼ ❬ ❮ ❰), the
+// CJK corner and double angle brackets (「 『 《) and the guillemets (« ‹);
+// their full-width and small forms (｛ ＜ ﹛) are read through baseForm.
+const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏⦗⟬❲⎡⎣(（﹙⁽₍❨❪⦅⸨⟮⎛⎝{⦃❴<〈⟨⟪⧼❬❮❰「『《«‹`
 
 // invisible are the characters a text shows as nothing: format characters
 // (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other
@@ -97,8 +101,8 @@ func quote(s string) string {
 	var b strings.Builder
 	done := 0 // s[:done] is written to b
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf && c != '[' && c != '(' {
-			i++ // the ASCII brackets are '[' and '('
+		if c := s[i]; c < utf8.RuneSelf && c != '[' && c != '(' && c != '{' && c != '<' {
+			i++ // the ASCII brackets are '[', '(', '{' and '<'
 			continue
 		}
 		r, n := nextRune(s, i)
