@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -89,11 +90,17 @@ func TestSignalStopsIngest(t *testing.T) {
 			// It said "N outbox rows are not indexed yet (search does not
 			// find what they hold)", and the next search found them by
 			// their words (readme54).
+			// The line is written before the engine's close, whose drain
+			// may index some more (cli56 saw 300 said, 50 owed after the
+			// exit, under load): what it says is an upper bound of what is
+			// owed once the process is gone, and nothing owed then is left
+			// unsaid.
 			owed := owedEmbeddings(dir)
 			t.Logf("%d messages owe an embedding after it", owed)
-			note := "; " + count(owed, "stored message") + " have no embedding yet (search finds them by their words only until then): the same ingest run again completes the indexing first; to complete it alone, run: mnemo --dir " + shellWord(dir) + " check"
-			if last := lines[len(lines)-1]; (owed > 1) != strings.HasSuffix(last, note) || owed <= 1 && strings.Contains(last, "no embedding") || strings.Contains(last, "outbox") {
-				t.Errorf("%d messages owe an embedding after the interrupt; last line %q, want it to end %q when there are some", owed, last, note)
+			last := lines[len(lines)-1]
+			said, saidOK := owedSaid(last, dir)
+			if owed > 1 && (!saidOK || said < owed) || saidOK && said <= 1 || !saidOK && strings.Contains(last, "no embedding") || strings.Contains(last, "outbox") {
+				t.Errorf("%d messages owe an embedding after the interrupt; last line %q, want it to end with at least that many with no embedding yet and the check to run", owed, last)
 			}
 			if owed > 0 {
 				foundByWords(t, dir)
@@ -195,6 +202,25 @@ func storedMessages(dir string) int {
 	n := 0
 	db.QueryRow("SELECT count(*) FROM messages").Scan(&n)
 	return n
+}
+
+// owedSaid reads the count of an interrupted ingest's last line's note on
+// the messages that have no embedding yet; ok is false when the line has
+// no such note, or one worded otherwise than "; N stored messages have no
+// embedding yet (…): …; to complete it alone, run: mnemo --dir DIR check".
+func owedSaid(last, dir string) (n int, ok bool) {
+	const head = "; "
+	const tail = " stored messages have no embedding yet (search finds them by their words only until then): the same ingest run again completes the indexing first; to complete it alone, run: mnemo --dir "
+	i := strings.LastIndex(last, tail)
+	if i < 0 || last[i+len(tail):] != shellWord(dir)+" check" {
+		return 0, false
+	}
+	j := strings.LastIndex(last[:i], head)
+	if j < 0 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(last[j+len(head) : i])
+	return n, err == nil
 }
 
 // owedEmbeddings counts the messages of data directory dir that are
