@@ -78,6 +78,13 @@ type Rule struct {
 	// Verify or verifyIn rejected that is searched again (verified), given
 	// the match's submatch indexes; an offset outside the match: none.
 	within func(m []int) int
+	// rawNamed, when not nil, has the part within gives read
+	// percent-decoded too (url.QueryUnescape: a query value written
+	// ?q=password%3Dhunter2); a change found there is made in the raw
+	// text when rawNamed accepts the raw text from its match's start to
+	// the change (the name written there as is, holding a trigger, as the
+	// prefilter wants: it reads the raw text).
+	rawNamed func(raw string) bool
 }
 
 // apply replaces the verified matches of r in s. spans, when not nil,
@@ -101,14 +108,17 @@ func (r *Rule) applyOnce(s string, spans func(string) [][2]int) string {
 	}
 	var out []byte
 	last := 0
-	for _, m := range r.verified(s, r.matches(s, spans)) {
-		out = append(out, s[last:m[0]]...)
-		if r.rewrite != nil {
-			out = append(out, r.rewrite(s[m[0]:m[1]])...)
-		} else {
-			out = r.Pattern.ExpandString(out, r.Replacement, s, m)
+	for _, e := range r.verified(s, r.matches(s, spans)) {
+		out = append(out, s[last:e.from]...)
+		switch {
+		case e.literal:
+			out = append(out, e.with...)
+		case r.rewrite != nil:
+			out = append(out, r.rewrite(s[e.m[0]:e.m[1]])...)
+		default:
+			out = r.Pattern.ExpandString(out, r.Replacement, s, e.m)
 		}
-		last = m[1]
+		last = e.to
 	}
 	if out == nil {
 		return s
@@ -116,16 +126,28 @@ func (r *Rule) applyOnce(s string, spans func(string) [][2]int) string {
 	return string(append(out, s[last:]...))
 }
 
-// verified returns the matches of ms (submatch indexes in s) that r
-// takes: Verify's and verifyIn's. In a match they reject, the part from
-// the offset within gives is searched again, as a text of its own: a URL
-// query parameter kept for its name (?q=…) may hold an assignment in its
-// value (?q=password=hunter2), which the parameter's match had taken.
-func (r *Rule) verified(s string, ms [][]int) [][]int {
-	var out [][]int
+// edit is a verified match of a rule in a text: its submatch indexes m;
+// it replaces the text's bytes from:to (the match's, m[0]:m[1]) with the
+// rule's replacement of the match or, when literal, with with (a change
+// found in a percent-decoded query value, made in the raw text).
+type edit struct {
+	m        []int
+	from, to int
+	with     string
+	literal  bool
+}
+
+// verified returns the edits of the matches of ms (submatch indexes in s)
+// that r takes: Verify's and verifyIn's. In a match they reject, the part
+// from the offset within gives is searched again, as a text of its own: a
+// URL query parameter kept for its name (?q=…) may hold an assignment in
+// its value (?q=password=hunter2), which the parameter's match had taken;
+// with rawNamed, also percent-decoded (decodedEdits).
+func (r *Rule) verified(s string, ms [][]int) []edit {
+	var out []edit
 	for _, m := range ms {
 		if (r.Verify == nil || r.Verify(s[m[0]:m[1]])) && (r.verifyIn == nil || r.verifyIn(s, m)) {
-			out = append(out, m)
+			out = append(out, edit{m: m, from: m[0], to: m[1]})
 			continue
 		}
 		if r.within == nil {
@@ -135,16 +157,22 @@ func (r *Rule) verified(s string, ms [][]int) [][]int {
 		if at := r.within(m); at > m[0] && at < m[1] {
 			inner := r.Pattern.FindAllStringSubmatchIndex(s[at:m[1]], -1)
 			for _, im := range inner {
-				for k := range im {
-					if im[k] >= 0 {
-						im[k] += at
-					}
-				}
+				shiftIndexes(im, at)
 			}
-			out = append(out, r.verified(s, inner)...)
+			raw := r.verified(s, inner)
+			out = append(out, r.decodedEdits(s[at:m[1]], at, raw)...)
 		}
 	}
 	return out
+}
+
+// shiftIndexes adds at to the set indexes of m.
+func shiftIndexes(m []int, at int) {
+	for k := range m {
+		if m[k] >= 0 {
+			m[k] += at
+		}
+	}
 }
 
 // matches returns the submatch indexes of r's matches in s, searching only
@@ -156,11 +184,7 @@ func (r *Rule) matches(s string, spans func(string) [][2]int) [][]int {
 	var all [][]int
 	for _, sp := range spans(s) {
 		for _, m := range r.Pattern.FindAllStringSubmatchIndex(s[sp[0]:sp[1]], -1) {
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += sp[0]
-				}
-			}
+			shiftIndexes(m, sp[0])
 			all = append(all, m)
 		}
 	}

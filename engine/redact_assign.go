@@ -151,7 +151,7 @@ func assignmentRules() []Rule {
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 			Triggers:    credentialTriggers,
 			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter,
-			within: queryValue(assignment)},
+			within: queryValue(assignment), rawNamed: holdsCredentialTrigger},
 	}
 }
 
@@ -173,10 +173,11 @@ func queryValue(pattern *regexp.Regexp) func(m []int) int {
 // opAfter reports whether line may hold an assignment after its first
 // trigger, at: every form's operator holds '=' or ':' and follows the
 // name, which holds a trigger (a query parameter with no credential name,
-// which may hold none, is kept by notPlaceholder). A log line that names
-// a key in passing ("08:40:01 rotated the api key") is not searched.
+// which may hold none, is kept by notPlaceholder), or is percent-encoded
+// in a query value (%3D, %3A: decodedEdits). A log line that names a key
+// in passing ("08:40:01 rotated the api key") is not searched.
 func opAfter(line string, at int) bool {
-	return strings.IndexAny(line[at:], "=:") >= 0
+	return strings.IndexAny(line[at:], "=:%") >= 0
 }
 
 // proseValue is the start of a sentence after a credential name and a

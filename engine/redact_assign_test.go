@@ -47,6 +47,13 @@ func TestRedactAssignedValueWhole(t *testing.T) {
 		{"url-query-value-assignment", "GET /search?q=password=hunter2x&page=2", "GET /search?q=password=" + m + "&page=2"},
 		{"url-query-value-colon", "GET /x?q=password:hunter2x", "GET /x?q=password:" + m},
 		{"url-query-value-filter", "https://x.io/logs?filter=api_key:sk9f8e7d6c5b&from=1", "https://x.io/logs?filter=api_key:" + m + "&from=1"},
+		// red56: the assignment percent-encoded in the query value.
+		{"url-query-value-escaped-equals", "GET /search?q=password%3Dhunter2x&page=2", "GET /search?q=password%3D" + m + "&page=2"},
+		{"url-query-value-escaped-colon", "GET /x?q=password%3Ahunter2x", "GET /x?q=password%3A" + m},
+		{"url-query-value-escaped-blank", "GET /x?q=password%3A+hunter2x+y&page=2", "GET /x?q=password%3A+" + m + "&page=2"},
+		{"url-query-value-escaped-quotes", "GET /x?q=password%3D%22hunter2x%22&page=2", "GET /x?q=password%3D%22" + m + "%22&page=2"},
+		{"url-query-value-escaped-filter", "https://x.io/logs?filter=api_key%3Ask9f8e7d6c5b&from=1", "https://x.io/logs?filter=api_key%3A" + m + "&from=1"},
+		{"url-query-value-escaped-second", "GET /x?q=user%3Dbob%26token%3Dabcd1234", "GET /x?q=user%3Dbob%26token%3D" + m},
 		{"json-number", `{"password": 12345678, "city": "Paris"}`, `{"password": "` + m + `", "city": "Paris"}`},
 		{"quoted-keeps-rest", `password: "hunter 2" is the old one`, `password: "` + m + `" is the old one`},
 		{"yaml-nested-name", "credentials:\n  user: bob", "credentials:\n  user: bob"},

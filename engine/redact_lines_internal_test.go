@@ -59,6 +59,7 @@ func TestLinesOpAfter(t *testing.T) {
 		{"08:40:01 api key: abcd1234\n08:40:02 the token", [][2]int{{0, 26}}},
 		{"x\n?q=token&password\ntoken=", [][2]int{{20, 26}}},
 		{"Token\x00=", [][2]int{{0, 7}}},
+		{"x\n/search?q=password%3Dhunter2x", [][2]int{{2, 31}}},
 	} {
 		if got := p.lines(tc.text, rule); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("lines(%q) = %v, want %v", tc.text, got, tc.want)

@@ -31,7 +31,8 @@ import (
 //     creds, credentials, api/access/private/account/auth/app/client/
 //     service/db/secret key, contraseña): NAME=value, NAME: value,
 //     "name": "value" (JSON, also escaped inside a JSON string),
-//     name => value, name := value, ?name=value in a URL query; a quoted
+//     name => value, name := value, ?name=value in a URL query (and in
+//     a query value, also percent-encoded: ?q=password%3Dx); a quoted
 //     value is replaced to its closing quote, a bare one to the next blank
 //     (after a colon, to the end of the line; in a URL query, to '&') —
 //     DB_PASSWORD=…, Azure AccountKey=…;…, ADO.NET Pwd=…;

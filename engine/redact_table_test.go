@@ -206,6 +206,9 @@ var benignCases = []string{
 	"https://x.io/search?q=passing+grades&page=2",
 	"https://x.io/search?q=token:&page=2",
 	"https://x.io/search?q=password=null&page=2",
+	"https://x.io/search?q=password%3Dnull&page=2",
+	"https://x.io/search?q=100%25+of+the+token%3F&page=2",
+	"https://x.io/search?q=my%20password%3A%20%3Cpassword%3E",
 	"Authorization: {{ .Values.token }} is set in 2024",
 }
 
