@@ -289,8 +289,13 @@ func keyAfterBreak(v string) bool {
 // (password: |+2 # note, the value on the lines under it:
 // yaml-credential-block). A bare value is judged
 // without the ',' or ';' that ends it and after its first word if that
-// is await or new.
+// is await or new. A value of quotes, '$' and braces only holds nothing:
+// a quoted scalar or a reference opened at a line's end (- "\n, - ${\n),
+// which yaml-escaped's list items replaced by [REDACTED] (red56).
 func placeholderValue(v string) bool {
+	if v != "" && strings.Trim(v, `"'${}`) == "" {
+		return true
+	}
 	if yamlComment(v) || yamlBlockHeader.MatchString(v) || proseMarked.MatchString(v) {
 		return true
 	}

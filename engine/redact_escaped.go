@@ -27,13 +27,23 @@ func yamlEscapedRule() Rule {
 var yamlViewRules = sync.OnceValue(yamlRules)
 
 // yamlEscaped redacts line, a line holding escaped line breaks, as YAML:
-// from the key that ends the text before its first escaped break (after
+// from the key that ends the text before its first escaped \n or \r\n (after
 // an opening quote, '=' or a blank: log: "password: |\n…) or from that
 // break, to the quote that closes the string (or the line's end), the
 // escaped breaks become real ones, the YAML rules run, and the breaks are
 // escaped again; every other byte stays.
 func yamlEscaped(line string) string {
 	b := firstEscapedBreak(line)
+	for b >= 0 && line[b+1] == 'r' && !strings.HasPrefix(line[b+2:], `\n`) {
+		// A lone \r, a terminal's carriage return (progress 50%\r log:
+		// "password: |\n…"), breaks no YAML line: the key is the one
+		// before the next \n or \r\n.
+		next := firstEscapedBreak(line[b+2:])
+		if next < 0 {
+			return line
+		}
+		b += 2 + next
+	}
 	if b < 0 {
 		return line
 	}
@@ -56,21 +66,63 @@ func yamlEscaped(line string) string {
 	if q != 0 {
 		end = closingQuote(line, b, q)
 	}
-	view := unescapeBreaks(line[start:end])
-	out := view
-	for _, r := range yamlViewRules() {
-		out = r.apply(out, nil)
-	}
-	head := line[:end]
-	if out != view {
-		head = line[:start] + escapeBreaks(out)
-	}
+	head := line[:start] + escapedYAMLLines(line[start:end])
 	if end < len(line) {
 		// After the string's closing quote: another string of the line
 		// may hold escaped YAML (a="…" b="token: |\n…").
 		return head + yamlEscaped(line[end:])
 	}
 	return head
+}
+
+// escapedYAMLLines redacts text, YAML whose line breaks are escaped (\n,
+// \r\n), as the YAML rules read it: a lone \r (no \n after it, as a
+// terminal's carriage return is written) ends the YAML before it, and the
+// text after it is read apart. The YAML rules take \n and \r\n for line
+// breaks only: before, password: |\n  hunter2secret\r\on: bob kept its
+// value, the value's line not ending at \r (red56). (YAML whose every
+// break is a lone \r, an old Mac file's, is not read.)
+func escapedYAMLLines(text string) string {
+	var b strings.Builder
+	for {
+		cr := loneEscapedCR(text)
+		if cr < 0 {
+			b.WriteString(escapedYAMLView(text))
+			return b.String()
+		}
+		b.WriteString(escapedYAMLView(text[:cr]))
+		b.WriteString(`\r`)
+		text = text[cr+2:]
+	}
+}
+
+// escapedYAMLView redacts text, YAML whose line breaks are escaped and
+// holds no lone \r: the escaped breaks become real ones, the YAML rules
+// run, and the breaks are escaped again; every other byte stays.
+func escapedYAMLView(text string) string {
+	view := unescapeBreaks(text)
+	out := view
+	for _, r := range yamlViewRules() {
+		out = r.apply(out, nil)
+	}
+	if out == view {
+		return text
+	}
+	return escapeBreaks(out)
+}
+
+// loneEscapedCR is the index of the first \r in s (the backslash not
+// itself escaped) that no \n follows, or -1.
+func loneEscapedCR(s string) int {
+	for i := 0; i+1 < len(s); i++ {
+		if s[i] == '\\' {
+			if s[i+1] == 'r' && !strings.HasPrefix(s[i+2:], `\n`) {
+				return i
+			}
+			i++
+		}
+	}
+	return -1
 }
 
 // escapedKey is a YAML key left empty on its line, or with a block
@@ -111,19 +163,35 @@ func opensString(key string) bool {
 // closingQuote is the index of the first q in line after from that no
 // backslash escapes and that ends a string: the line's end, a blank or
 // one of ,;)]}& follows it (a quote in a value, log: "password:\n
-// hu"nter2", is no end: the value is taken whole); or len(line).
+// hu"nter2", is no end: the value is taken whole), and the escaped YAML
+// line does not go on after it (yamlGoesOn); or len(line).
 func closingQuote(line string, from int, q byte) int {
 	for i := from; i < len(line); i++ {
 		switch line[i] {
 		case '\\':
 			i++
 		case q:
-			if i+1 == len(line) || strings.IndexByte(" \t,;)]}&", line[i+1]) >= 0 {
+			if i+1 == len(line) || strings.IndexByte(" \t,;)]}&", line[i+1]) >= 0 && !yamlGoesOn(line[i+1:], q) {
 				return i
 			}
 		}
 	}
 	return len(line)
+}
+
+// yamlGoesOn reports whether rest, the text after a quote, is blanks, and
+// a comment ('#' on) with no quote q in it, before an escaped line break:
+// the quote closed a quoted scalar of the escaped YAML (- value:
+// "abc123def" # x\n), not the string it is in. Before, such a quote ended
+// the string, and the YAML after it (the entry's name: API_TOKEN) was
+// read apart, its value kept (red56).
+func yamlGoesOn(rest string, q byte) bool {
+	rest = strings.TrimLeft(rest, " \t")
+	if !strings.HasPrefix(rest, "#") {
+		return strings.HasPrefix(rest, `\n`) || strings.HasPrefix(rest, `\r`)
+	}
+	b := firstEscapedBreak(rest)
+	return b > 0 && strings.IndexByte(rest[:b], q) < 0
 }
 
 // firstEscapedBreak is the index of the first line break in s written as two

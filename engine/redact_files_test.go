@@ -203,6 +203,16 @@ func TestRedactYAMLEscaped(t *testing.T) {
 		{"second-string", `a="user:\n  bob" b="password: |\n  hunter2secret" c=1`, `a="user:\n  bob" b="password: |\n  ` + m + `" c=1`},
 		{"quote-in-value", `log: "password:\n  hu"nter2secret\n" level=info`, `log: "password:\n  ` + m + `\n" level=info`},
 		{"quoted-key-after-blank", `cfg: "password": |\n  hunter2secret\nuser: bob`, `cfg: "password": |\n  ` + m + `\nuser: bob`},
+		// red56: a quoted scalar and a comment before the escaped break
+		// (the quote no end of the string); a lone \r ends a value's line;
+		// a quote or '${' alone on an item's line is no value.
+		{"quoted-comment-then-entry", `log: "env:\n  - value: |\n      x\n    name: DB_PASSWORD\n  - value: "abc123def" # x\n    name: API_TOKEN\n"`,
+			`log: "env:\n  - value: |\n      ` + m + `\n    name: DB_PASSWORD\n  - value: "` + m + `"\n    name: API_TOKEN\n"`},
+		{"quoted-blank-then-break", `log: "tokens:\n  - "abc123def" \n  - hunter2secret\n"`, `log: "tokens:\n  - "` + m + `" \n  - ` + m + `\n"`},
+		{"lone-cr-after-value", `password: |\n  hunter2secret\r\on: bob`, `password: |\n  ` + m + `\r\on: bob`},
+		{"lone-cr-before-key", `progress 50%\r log: "password: |\n  hunter2secret\n"`, `progress 50%\r log: "password: |\n  ` + m + `\n"`},
+		{"bare-quote-item-kept", `- passphrases:\n  - "\n`, `- passphrases:\n  - "\n`},
+		{"bare-reference-item-kept", `- passphrases:\n  - ${\n`, `- passphrases:\n  - ${\n`},
 	})
 }
 
