@@ -74,12 +74,16 @@ func yamlRules() []Rule {
 		// The same entry with its value key first (- value: x\n  name:
 		// DB_PASSWORD: a map's keys have no order, and a generator may
 		// sort them): the value, on its line or on the indented lines
-		// under it, then the name at the same column (yamlValueNamed).
+		// under it, other keys of the entry and their lines (valueFrom:,
+		// foo: bar), then the name at the value key's column
+		// (yamlValueNamed). The lines between start with no '-' and are
+		// no value key (notValueKey): a match ends before the next entry,
+		// and holds no other value key a rejected match would hide.
 		// Every match holds "value", a rarer word than the credential
 		// names.
 		{Name: "yaml-value-named",
-			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[ \t]*(?:(?:[|>#!][^\r\n]*)?\r?\n(?:(?:[ \t]*\r?\n)*[ \t]+[^\s-][^\r\n]*\r?\n)*|[^\r\n]+\r?\n)` +
-				`[ \t]*` + yamlNameKey + `(?:\r?\n|\z)`),
+			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[^\r\n]*\r?\n` +
+				`(?:[ \t]*(?:` + notValueKey + `[^\r\n]*)?\r?\n)*[ \t]*` + yamlNameKey + `(?:\r?\n|\z)`),
 			Triggers: []string{"value"}, rewrite: yamlValueNamed, may: mayNamedValue},
 	}
 }
@@ -122,6 +126,16 @@ const yamlBlockEntry = `[ \t]*` + listBullet + `[ \t]+(?:[&!]\S*[ \t]+){0,2}[|>]
 // credential name (name: DB_PASSWORD, "name": 'api_token' # c), as a
 // Kubernetes env entry names the variable its value key sets.
 const yamlNameKey = `["']?name["']?[ \t]*:[ \t]*["']?[\w.-]*(?i:` + credentialNames + `)["']?[ \t]*(?:#[^\r\n]*)?`
+
+// notValueKey is the first characters of a line's text, after its
+// indentation, that start no value key and no block sequence entry: not
+// '-', a quote or "value" before a blank, a quote or ':' (valueFrom: is
+// another key). Go's regexp has no negative look-ahead.
+const notValueKey = `(?:[^\s"'vV-]|[vV](?:[^aA\r\n]|[aA](?:[^lL\r\n]|[lL](?:[^uU\r\n]|[uU](?:[^eE\r\n]|[eE][\w.-])))))`
+
+// yamlNameLine is a line holding only a name key whose value ends in a
+// credential name (yamlNameKey), with no line break.
+var yamlNameLine = regexp.MustCompile(`^[ \t]*` + yamlNameKey + `\r?$`)
 
 // mayNetrc reports whether s may hold a .netrc entry: every match holds
 // "machine" or "default" (lowercase, as the keywords are). The pattern

@@ -168,6 +168,13 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 		{"value-first-reference-kept", "- value: ${PW}\n  name: DB_PASSWORD\n", "- value: ${PW}\n  name: DB_PASSWORD\n"},
 		{"value-first-other-name-kept", "- value: /run/secrets/pw\n  name: PASSWORD_FILE\n", "- value: /run/secrets/pw\n  name: PASSWORD_FILE\n"},
 		{"value-first-other-column-kept", "- value: plain words\nname: DB_PASSWORD", "- value: plain words\nname: DB_PASSWORD"},
+		// red56: another key of the entry between the value and the name.
+		{"value-first-key-between", "- value: abc123def\n  valueFrom: x\n  name: DB_PASSWORD", "- value: " + m + "\n  valueFrom: x\n  name: DB_PASSWORD"},
+		{"value-first-key-between-nested", "env:\n  - value: abc123def\n    foo: bar\n    name: DB_PASSWORD\n  - value: x\n    name: HOST\n",
+			"env:\n  - value: " + m + "\n    foo: bar\n    name: DB_PASSWORD\n  - value: x\n    name: HOST\n"},
+		{"value-first-key-between-block", "- value: |\n    hunter2secret\n  foo:\n    name: x\n  name: DB_PASSWORD\n", "- value: |\n    " + m + "\n  foo:\n    name: x\n  name: DB_PASSWORD\n"},
+		{"value-first-entry-ended-kept", "  - value: abc123def\n    foo: bar\n  name: DB_PASSWORD", "  - value: abc123def\n    foo: bar\n  name: DB_PASSWORD"},
+		{"value-first-other-value-between", "value: abc123def\nvalue: x\nname: DB_PASSWORD", "value: abc123def\nvalue: " + m + "\nname: DB_PASSWORD"},
 	})
 }
 

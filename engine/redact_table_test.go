@@ -201,6 +201,7 @@ var benignCases = []string{
 	"credentials:\n  user: bob",
 	"passwords:\n  - |\n  user: bob",
 	"- value: 8080\n  name: PORT",
+	"- value: abc123def\n  name: HOST\n  other: DB_PASSWORD",
 	`log: "description: |\n  the token expires\n"`,
 	"- passphrases:\n  - \"\n",
 	"- passphrases:\n  - ${\n",

@@ -232,24 +232,31 @@ func yamlNamedValue(match string) string {
 	return name + yamlValueKey(rest)
 }
 
-// yamlValueNamed replaces the value of match, a value key and the name
-// line after it (yaml-value-named's match: - value: x\n  name:
-// DB_PASSWORD), as yamlNamedValue does, when the name is at the value
-// key's column and the lines between them are indented more (the value's
-// own lines).
+// yamlValueNamed replaces the value of match, a value key, the entry's
+// other keys and the name line after them (yaml-value-named's match: -
+// value: x\n  valueFrom: y\n  name: DB_PASSWORD), as yamlNamedValue does,
+// when a name line of the match is at the value key's column, and no line
+// before it is at a lesser one (the entry ended there): the value is the
+// key's line and the lines after it indented more than its column.
+// Before (red56), only a name right after the value was read, and an
+// entry with another key between them kept its value.
 func yamlValueNamed(match string) string {
-	i := strings.LastIndexByte(strings.TrimRight(match, "\r\n"), '\n') + 1
-	value, name := match[:i], match[i:]
-	col := yamlKeyColumn(value)
-	if yamlKeyColumn(name) != col {
-		return match
+	lines := strings.SplitAfter(match, "\n")
+	col := yamlKeyColumn(lines[0])
+	own := 1
+	for own < len(lines) && (strings.TrimSpace(lines[own]) == "" || indentOf(lines[own]) > col) {
+		own++
 	}
-	for _, l := range strings.Split(value, "\n")[1:] {
-		if strings.TrimSpace(l) != "" && indentOf(l) <= col {
+	for _, l := range lines[own:] {
+		switch {
+		case strings.TrimSpace(l) == "" || indentOf(l) > col:
+		case indentOf(l) < col:
 			return match
+		case yamlNameLine.MatchString(strings.TrimSuffix(l, "\n")):
+			return yamlValueKey(strings.Join(lines[:own], "")) + strings.Join(lines[own:], "")
 		}
 	}
-	return yamlValueKey(value) + name
+	return match
 }
 
 // yamlValueKey replaces the value of rest, a value key's line and the
