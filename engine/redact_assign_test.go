@@ -131,6 +131,16 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		// break lost, and a second pass changed the text again).
 		{"short-before-crlf", `log: "DB_PASSWORD=Xy9\r\nabcdEFGH1234 next"`, `log: "DB_PASSWORD=` + m + ` next"`},
 		{"short-before-crlf-indented-kept", `note: password: ab\r\n  next line`, `note: password: ab\r\n  next line`},
+		// red56: one word on the indented line continues the value
+		// (YAML folds a plain scalar's lines), escaped or not; words
+		// (above) are prose.
+		{"short-before-crlf-continued", `note: password: ab\r\n  hunter2secret`, `note: password: ` + m},
+		{"short-before-crlf-continued-raw", "note: password: ab\r\n  hunter2secret\r\nuser: bob", "note: password: " + m + "\r\nuser: bob"},
+		{"short-before-break-continued-raw", "note: password: ab\n  hunter2secret", "note: password: " + m},
+		{"long-before-break-continued-raw", "db:\n  password: abcdefgh\n    hunter2secret\n  user: bob", "db:\n  password: " + m + "\n  user: bob"},
+		{"continued-in-string", `log: "password: ab\n  hunter2secret\nuser: bob" x=1`, `log: "password: ` + m + `\nuser: bob" x=1`},
+		{"continued-not-indented-more-kept", "  password: ab\n  hunter2secret", "  password: ab\n  hunter2secret"},
+		{"continued-key-kept", "note: password: ab\n  user: bob", "note: password: ab\n  user: bob"},
 		{"short-before-crlf-end-kept", `{"v":"DB_PASSWORD=Xy\r\n"}`, `{"v":"DB_PASSWORD=Xy\r\n"}`},
 		// rev53: the run after the break started at its first escaped
 		// break only, and a blank line before the value kept it.

@@ -15,7 +15,7 @@ var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", 
 // block scalar under a credential name (also with its line breaks
 // escaped, yamlEscapedRule), a .netrc entry.
 func fileRules() []Rule {
-	return append(yamlRules(), yamlEscapedRule(), netrcRule())
+	return append(yamlRules(), yamlEscapedRule(), continuedValueRule(), netrcRule())
 }
 
 // yamlRules recognise a credential in YAML: a block sequence, a block

@@ -65,6 +65,15 @@ var yamlSeeds = []string{
 	`config=client_secret: >-\n    hunter2secret\nuser: bob`,
 	`log: "tokens:\n  - hunter2secret\n"`,
 	`password: |\r\n  abc12345\r\nuser: bob`,
+	// red56's shapes: an escaped query assignment, a value continued on
+	// an indented line, an env entry's other keys, a quoted scalar and a
+	// lone \r in escaped YAML.
+	"GET /search?q=password%3Dhunter2x&page=2",
+	"note: password: ab\r\n  hunter2secret\nuser: bob",
+	`note: password: ab\r\n  hunter2secret`,
+	"- value: abc123def\n  valueFrom: x\n  name: DB_PASSWORD",
+	`log: "env:\n  - value: "abc123def" # x\n    name: API_TOKEN\n"`,
+	`password: |\n  hunter2secret\r\on: bob`,
 }
 
 // untriggered is the default redactor with no rule's triggers: every rule

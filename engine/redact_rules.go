@@ -21,8 +21,9 @@ import (
 //     npm's _auth (verified by decoding);
 //   - credential files: a .netrc entry's password, a YAML block list,
 //     block scalar or plain scalar under a credential name, a Kubernetes
-//     env entry's value, also with the YAML's line breaks escaped as in a
-//     log line (fileRules);
+//     env entry's value, a one-word value continued on more indented
+//     lines, also with the YAML's line breaks escaped as in a log line
+//     (fileRules);
 //   - credentials in URLs (scheme://user:password@host, the password up to
 //     the last '@' before the path) and credential query parameters
 //     (token=, access_token=, key=, sig=, X-Amz-Signature=, …);

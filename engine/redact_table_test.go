@@ -199,6 +199,8 @@ var benignCases = []string{
 	`if password == "x" {`,
 	"password: await getPassword(user)",
 	"credentials:\n  user: bob",
+	"note: password: ab\n  user: bob",
+	"password: ab\n  the rest of the note",
 	"passwords:\n  - |\n  user: bob",
 	"- value: 8080\n  name: PORT",
 	"- value: abc123def\n  name: HOST\n  other: DB_PASSWORD",
