@@ -173,7 +173,10 @@ func (e *Engine) DeleteMessages(ctx context.Context, ids ...string) (*EraseResul
 // rows, the references other threads' runs kept to its turns in their
 // memctx records) the thread id and its turns' message ids are replaced by opaque
 // tombstones (beginning with TombstonePrefix), and the runs stay claimed by
-// the tombstone.
+// the tombstone. A run another resource recorded under the id before the
+// thread existed (its LoadContext on a then free id) is that resource's:
+// it stays as it is, thread id and query, and is erased and expired as a
+// run with no stored thread of its resource (DeleteThreadOf, Expire).
 //
 // A thread id with runs and no stored thread (a LoadContext before the
 // first append, or just after the thread was erased) is erased as a

@@ -80,21 +80,27 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 		return ms.ErasedTexts(ctx, tx, ids, fn)
 	}
 	for _, t := range er.threads {
-		er.minSeq[t], er.deleted[t] = 1, true
+		er.deleted[t] = true
+		if !er.ghosts[t] {
+			// A ghost id has no observations of the runs' resource; it may
+			// be another resource's stored thread, whose stay (ghost.go).
+			er.minSeq[t] = 1
+		}
 	}
 	return er, nil
 }
 
 // selectThread selects, in tx, the erasure of thread (of a resource of
 // only, when it is not empty): its messages and its resource, or, when no
-// thread is stored, the resources whose runs are recorded under its id
-// (ghost.go). ErrThreadNotFound when there is neither (or the thread is
-// not only's).
+// thread of only's is stored, the resources (of only) whose runs are
+// recorded under its id with no stored thread of theirs (ghost.go): also
+// when another resource's thread holds the id, which stays.
+// ErrThreadNotFound when there is neither.
 func (er *erasure) selectThread(ctx context.Context, tx *store.Tx, thread string, only []string) error {
 	er.target, er.threads = thread, []string{thread}
 	rid, msgs, err := er.ms.ErasedOfThread(ctx, tx, thread)
 	switch {
-	case errors.Is(err, msgstore.ErrNotFound):
+	case errors.Is(err, msgstore.ErrNotFound), err == nil && len(only) > 0 && !slices.Contains(only, rid):
 		if er.resources, err = ghostOwners(ctx, tx, thread, only); err != nil {
 			return err
 		}
@@ -104,8 +110,6 @@ func (er *erasure) selectThread(ctx context.Context, tx *store.Tx, thread string
 		er.ghosts[thread] = true
 	case err != nil:
 		return fmt.Errorf("engine: %w", err)
-	case len(only) > 0 && !slices.Contains(only, rid):
-		return fmt.Errorf("%w: %s", ErrThreadNotFound, thread)
 	default:
 		er.msgs, er.resources = msgs, []string{rid}
 	}
@@ -301,7 +305,8 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 			stored = append(stored, t)
 		}
 	}
-	if err := entombOwners(ctx, tx, er.ms, er.ts, stored, resource, owner); err != nil {
+	kept, err := entombOwners(ctx, tx, er.ms, er.ts, stored, resource, owner)
+	if err != nil {
 		return err
 	}
 	for t := range er.ghosts {
@@ -314,15 +319,18 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 			}
 		}
 	}
-	ids := stored
+	// A deleted thread's id that another resource's runs keep (their
+	// LoadContext on it before the thread existed) is theirs too, as a
+	// ghost thread's is: the residue check does not look for it.
+	ids := slices.DeleteFunc(slices.Clone(stored), func(t string) bool { return slices.Contains(kept, t) })
 	if resource != "" {
-		ids = append([]string{resource}, stored...)
+		ids = append([]string{resource}, ids...)
 	}
 	er.addIDResidue(ids)
 	// The index check looks for the ghost threads' ids too: the erased
 	// owners' index entries that named them are gone (another resource's
 	// runs on the id keep it, and have its indexes rebuilt for nothing).
-	er.res.owners = append(append(er.res.owners, ids...), slices.Sorted(maps.Keys(er.ghosts))...)
+	er.res.owners = append(append(append(er.res.owners, ids...), kept...), slices.Sorted(maps.Keys(er.ghosts))...)
 	return nil
 }
 

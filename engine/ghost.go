@@ -10,23 +10,26 @@ import (
 	"github.com/mnemo-go/mnemo/journal"
 )
 
-// A run recorded under a thread id that has no stored thread (a ghost
-// thread) is the first turn of a new conversation, whose LoadContext ran
-// before any append (docs/working-memory.md), or a LoadContext that ran
-// just after its thread was erased. Its memctx record holds the query in
-// full, so erasure and expiry reach it by its thread id: DeleteThread and
-// DeleteThreadOf erase it as a thread with no messages, DeleteResource
-// erases its resource's, and Expire expires it after the default idle
-// lifetime from its newest run.
+// A run recorded under a thread id that has no stored thread of its
+// resource (a ghost thread) is the first turn of a new conversation, whose
+// LoadContext ran before any append (docs/working-memory.md), or a
+// LoadContext that ran just after its thread was erased. Thread ids are
+// global names, so another resource may create a thread of the id since:
+// the run stays its own resource's, a ghost still. Its memctx record holds
+// the query in full, so erasure and expiry reach it by its thread id and
+// resource: DeleteThread (of an id with no stored thread) and
+// DeleteThreadOf (of its resource) erase it as a thread with no messages,
+// DeleteResource erases its resource's, and Expire expires it after the
+// default idle lifetime from its newest run. The erasure of another
+// resource's thread of the id leaves it as it is.
 
 // DeleteThreadOf is DeleteThread limited to the resources resourceIDs (a
-// tenant's): a stored thread of another resource is ErrThreadNotFound
-// (nothing is erased), and of a thread id that has no stored thread only
-// the runs recorded under resourceIDs are erased (another resource's runs
-// on the id keep their records, with the thread id a tombstone in them,
-// as DeleteThread leaves a foreign run of a stored thread). It returns
-// ErrThreadNotFound when the thread id has neither a thread nor a run of
-// resourceIDs, and a *ValidationError for an invalid id or no resource.
+// tenant's): of a thread id with no stored thread of resourceIDs only the
+// runs recorded under resourceIDs are erased, also when another
+// resource's thread holds the id (that thread, and other resources' runs
+// on the id, stay as they are). It returns ErrThreadNotFound when the
+// thread id has neither a thread nor a run of resourceIDs, and a
+// *ValidationError for an invalid id or no resource.
 func (e *Engine) DeleteThreadOf(ctx context.Context, threadID string, resourceIDs ...string) (*EraseResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
@@ -46,9 +49,10 @@ func (e *Engine) DeleteThreadOf(ctx context.Context, threadID string, resourceID
 }
 
 // ThreadlessOwners returns the resources that have runs recorded under
-// threadID when no thread of that id is stored (a new conversation's
-// first LoadContext, or one after its thread was erased), sorted; nil
-// when a thread is stored or no run names the id. Errors: a
+// threadID and no stored thread of that id (a new conversation's first
+// LoadContext, or one after its thread was erased; another resource's
+// thread may hold the id since), sorted; nil when no such run names the
+// id. Errors: a
 // *ValidationError naming threadId for an id no record can have
 // (ValidID), ErrClosed, ErrNilContext, or the database's.
 func (e *Engine) ThreadlessOwners(ctx context.Context, threadID string) ([]string, error) {
@@ -62,8 +66,8 @@ func (e *Engine) ThreadlessOwners(ctx context.Context, threadID string) ([]strin
 }
 
 // ghostOwners returns, through conn, the resources (of only, when it is
-// not empty) whose runs are recorded under thread, which has no stored
-// thread, sorted.
+// not empty) whose runs are recorded under thread with no stored thread
+// of theirs, sorted.
 func ghostOwners(ctx context.Context, conn store.Conn, thread string, only []string) ([]string, error) {
 	runs, err := journal.GhostRuns(ctx, conn, thread, "", TombstonePrefix, tombstoneLen)
 	if err != nil {
@@ -80,7 +84,7 @@ func ghostOwners(ctx context.Context, conn store.Conn, thread string, only []str
 }
 
 // ghostThreads returns, through conn, the thread ids of resource's runs
-// that have no stored thread.
+// that have no stored thread of resource.
 func ghostThreads(ctx context.Context, conn store.Conn, resource string) ([]string, error) {
 	runs, err := journal.GhostRuns(ctx, conn, "", resource, TombstonePrefix, tombstoneLen)
 	if err != nil {
@@ -123,7 +127,7 @@ func (e *Engine) dueGhosts(ctx context.Context, conn store.Conn, req ExpireReque
 }
 
 // ghostGuard is eraseIfIdle's check, in tx, of a thread id that has no
-// stored thread: resource's runs on it must still be due at now
+// stored thread of resource's: resource's runs on it must still be due at now
 // (errNotDue), and there must be some (ErrThreadNotFound).
 func (e *Engine) ghostGuard(ctx context.Context, tx *store.Tx, threadID, resourceID string, now time.Time, override time.Duration) error {
 	runs, err := journal.GhostRuns(ctx, tx, threadID, resourceID, TombstonePrefix, tombstoneLen)

@@ -166,6 +166,11 @@ func (e *Engine) eraseIfIdle(ctx context.Context, sw *sweep, threadID, resourceI
 		if err != nil {
 			return fmt.Errorf("engine: expire: %w", err)
 		}
+		if resourceID != "" && a.ResourceID != "" && a.ResourceID != resourceID {
+			// Another resource's thread holds the id: resourceID's runs
+			// recorded on it before are its own, idle by their own rule.
+			return e.ghostGuard(ctx, tx, threadID, resourceID, now, override)
+		}
 		ttl := e.idleTTL(a.IdleTTLMS)
 		if override > 0 {
 			ttl = override

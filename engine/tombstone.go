@@ -64,11 +64,14 @@ func (t *tombstones) of(id string) string {
 // tombstones, working memory). The engine holds the key and decides whom
 // to entomb; each table's owner rewrites its rows (journal.EntombThread,
 // observe.EntombThread and the others). owner is the deleted threads'
-// resource: a run another resource recorded on one of their ids before it
-// existed is entombed but keeps its query (journal.Entomb.Owner).
-func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tombstones, threads []string, resource, owner string) error {
+// resource. A run another resource recorded on one of their ids before it
+// existed is that resource's: it stays as it is, thread id and query
+// (journal.Entomb.Keep), and runs, lists and expires as a run with no
+// stored thread of its resource (ghost.go). It returns the deleted threads
+// whose id such runs keep (the residue check does not look for those).
+func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tombstones, threads []string, resource, owner string) ([]string, error) {
 	if len(threads) == 0 && resource == "" {
-		return nil
+		return nil, nil
 	}
 	en := journal.Entomb{Of: ts.of, Deleted: make(map[string]bool, len(threads)), Resource: resource, Owner: owner}
 	for _, t := range threads {
@@ -85,7 +88,7 @@ func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tom
 		// (LoadContext accepts them) are not in the threads table.
 		more, err := journal.NamedThreads(ctx, tx, resource)
 		if err != nil {
-			return fmt.Errorf("engine: %w", err)
+			return nil, fmt.Errorf("engine: %w", err)
 		}
 		for _, t := range more {
 			if t != "" && !slices.Contains(threads, t) && !slices.Contains(foreign, t) {
@@ -94,30 +97,43 @@ func entombOwners(ctx context.Context, tx *store.Tx, ms *msgstore.Store, ts *tom
 		}
 	}
 	named := append(append([]string(nil), threads...), foreign...)
+	var kept []string
 	for _, t := range threads {
+		// The thread row and its runs' records are deleted by now: the
+		// records left under its id are other resources' (ghostOwners).
+		keep, err := ghostOwners(ctx, tx, t, nil)
+		if err != nil {
+			return nil, err
+		}
+		keep = slices.DeleteFunc(keep, func(r string) bool { return r == owner || r == resource })
+		if len(keep) > 0 {
+			kept = append(kept, t)
+		}
+		en := en
+		en.Keep = keep
 		if err := entombThread(ctx, tx, en, t, "", named); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	for _, t := range foreign {
 		if err := entombThread(ctx, tx, en, t, resource, named); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if resource == "" {
-		return nil
+		return kept, nil
 	}
 	tomb := ts.of(resource)
 	if err := journal.EntombResource(ctx, tx, en); err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if err := observe.EntombResource(ctx, tx, resource, tomb); err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
 	if err := ms.EntombOutbox(ctx, tx, resource, tomb); err != nil {
-		return fmt.Errorf("engine: %w", err)
+		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return nil
+	return kept, nil
 }
 
 // entombThread entombs thread t in every record erasure keeps of it: the

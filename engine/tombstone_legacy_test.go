@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -20,7 +21,7 @@ import (
 // (journal.GhostRuns left out every thread id with the prefix): nil, and
 // ErrThreadNotFound with the run kept. A real tombstone (another
 // resource's run kept, its thread id entombed, when the thread was
-// erased) is still not a thread: ThreadlessOwners is nil, DeleteThread
+// erased, as builds before 2026-12-06 did) is still not a thread: ThreadlessOwners is nil, DeleteThread
 // ErrThreadNotFound, the run kept.
 func TestLegacyPrefixGhostErased(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
@@ -48,11 +49,18 @@ func TestLegacyPrefixGhostErased(t *testing.T) {
 		if _, err := e.DeleteThread(ctx, "shared"); err != nil {
 			t.Fatal(err)
 		}
-		rec, err := e.Journal().MemCtx(ctx, "alice-run")
-		if err != nil || rec.ThreadID == "shared" {
-			t.Fatalf("alice's run after bob's thread was erased: %+v, %v; want it kept, its thread entombed", rec, err)
+		// A build before 2026-12-06 entombed alice's run's thread id when
+		// bob's thread was erased (walk56 F1); such a record is made here.
+		const tomb = engine.TombstonePrefix + "0123456789abcdef0123"
+		for _, q := range []string{`UPDATE journal SET thread_id = ? WHERE key = ?`, `UPDATE runs SET thread_id = ? WHERE id = ?`} {
+			key := journal.MemCtxKey("alice-run")
+			if strings.HasPrefix(q, "UPDATE runs") {
+				key = "alice-run"
+			}
+			if _, err := engine.ConnOf(e).ExecContext(ctx, q, tomb, key); err != nil {
+				t.Fatal(err)
+			}
 		}
-		tomb := rec.ThreadID
 		if owners, err := e.ThreadlessOwners(ctx, tomb); err != nil || owners != nil {
 			t.Errorf("ThreadlessOwners(%s) = %v, %v; want none: a tombstone", tomb, owners, err)
 		}

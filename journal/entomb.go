@@ -29,6 +29,25 @@ type Entomb struct {
 	// Owner created the thread) keeps its query: it is that resource's, not
 	// the thread's. "" scrubs every record's query.
 	Owner string
+	// Keep names the resources whose records of a deleted thread's id stay
+	// as they are (thread id, query and all): their runs were recorded
+	// under the id before Owner created the thread, and are theirs
+	// (EntombThread, EntombMemCtx).
+	Keep []string
+}
+
+// keepSQL returns the condition that leaves en.Keep's rows alone, with
+// its arguments numbered from next: "" and none when Keep is empty.
+func (en Entomb) keepSQL(next int) (string, []any) {
+	if len(en.Keep) == 0 {
+		return "", nil
+	}
+	marks := make([]string, len(en.Keep))
+	args := make([]any, len(en.Keep))
+	for i, r := range en.Keep {
+		marks[i], args[i] = fmt.Sprintf("?%d", next+i), r
+	}
+	return " AND resource_id NOT IN (" + strings.Join(marks, ", ") + ")", args
 }
 
 // resource returns the resource id a record keeps: the tombstone of the
@@ -97,7 +116,7 @@ const (
 // its memctx records (EntombMemCtx), then the owners of its runs and the
 // thread and resource of its journal rows. When only is not empty, just
 // the rows recorded under resource only are touched (t is not only's own
-// thread).
+// thread); the rows of en.Keep's resources never are.
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
@@ -106,11 +125,13 @@ func EntombThread(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 	if err := EntombMemCtx(ctx, tx, en, t, only); err != nil {
 		return err
 	}
+	keep, keepArgs := en.keepSQL(6)
 	for _, q := range []string{
-		`UPDATE runs SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)`,
-		entombThreadJournal,
+		`UPDATE runs SET thread_id = ?2, resource_id = CASE WHEN resource_id = ?3 THEN ?4 ELSE resource_id END WHERE thread_id = ?1 AND (?5 = '' OR resource_id = ?5)` + keep,
+		entombThreadJournal + keep,
 	} {
-		if _, err := tx.ExecContext(ctx, q, t, en.Of(t), en.Resource, en.resource(en.Resource), only); err != nil {
+		args := append([]any{t, en.Of(t), en.Resource, en.resource(en.Resource), only}, keepArgs...)
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("journal: erase: tombstone thread owner: %w", err)
 		}
 	}
@@ -237,7 +258,7 @@ func EntombResource(ctx context.Context, tx store.Conn, en Entomb) error {
 }
 
 // EntombMemCtx rewrites, in tx, the memctx records of thread t (only those
-// recorded under resource only, when it is not empty): its thread and
+// recorded under resource only, when it is not empty; never en.Keep's): its thread and
 // resource become tombstones, and so do the thread and message ids of
 // every reference to a deleted thread's turn (replay reports them as no
 // longer stored); the query goes (it was about the erased conversation).
@@ -263,6 +284,9 @@ func EntombMemCtx(ctx context.Context, tx store.Conn, en Entomb, t, only string)
 		if json.Unmarshal(out, &rec) != nil {
 			updates = append(updates, rewrite{key, nil})
 			continue
+		}
+		if slices.Contains(en.Keep, rec.ResourceID) {
+			continue // another resource's run on the id: its own
 		}
 		rec.entomb(en)
 		b, err := marshalRecord(&rec)

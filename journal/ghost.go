@@ -13,22 +13,36 @@ import (
 // ghostThreadsWalk is GhostRuns' statement with neither a thread nor a
 // resource (Expire's, every call): the memctx records' thread ids, each
 // the least above the one before (a seek of journal_by_thread), then the
-// records of those that are no tombstone and have no stored thread (?2
-// and ?3 are "" here: the walk starts above the empty id). CROSS JOIN
+// records of those that are no tombstone and that no stored thread of
+// their resource holds (?2 and ?3 are "" here: the walk starts above the
+// empty id): every record of an id with no stored thread, and of a stored
+// thread's id the records of other resources (their LoadContext on the id
+// before the thread's resource created it), read as two ranges of
+// journal_by_thread_resource (resource_id below and above the thread's
+// owner), so that a stored thread's own records are not read. CROSS JOIN
 // keeps SQLite's join order: on a journal without statistics its planner
 // read every memctx record and looked each up in ids. It read every
 // memctx record before (4.8 s an Expire with nothing due on SQLite at
 // 200,000 runs: BENCHMARKS.md).
 const ghostThreadsWalk = `WITH RECURSIVE ids(id) AS (
 		SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ?2
-		UNION ALL SELECT (SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ids.id) FROM ids WHERE ids.id IS NOT NULL)
+		UNION ALL SELECT (SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ids.id) FROM ids WHERE ids.id IS NOT NULL),
+	owned(id, owner) AS (SELECT ids.id, threads.resource_id FROM ids CROSS JOIN threads
+		WHERE ids.id IS NOT NULL AND ?3 = '' AND NOT (substr(ids.id, 1, ?4) = ?5 AND length(ids.id) = ?6) AND threads.id = ids.id)
 	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM ids CROSS JOIN journal j
 	WHERE ids.id IS NOT NULL AND ?3 = '' AND NOT (substr(ids.id, 1, ?4) = ?5 AND length(ids.id) = ?6) AND j.scope = ?1 AND j.thread_id = ids.id
-	AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = ids.id)`
+	AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = ids.id)
+	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM owned CROSS JOIN journal j
+	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = owned.id AND j.resource_id < owned.owner
+	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM owned CROSS JOIN journal j
+	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = owned.id AND j.resource_id > owned.owner`
 
-// GhostRun is a run recorded under a thread id that has no stored thread:
-// a LoadContext of a new conversation (its first turn loads context
-// before it appends), or one that ran just after the thread was erased.
+// GhostRun is a run recorded under a thread id that has no stored thread
+// of its resource: a LoadContext of a new conversation (its first turn
+// loads context before it appends), or one that ran just after the thread
+// was erased, and such a run still when another resource has created a
+// thread of the id since (thread ids are global names; the run stays its
+// own resource's).
 // Erasure and expiry reach these runs by their thread id (the engine's
 // DeleteThread, DeleteResource and Expire). It is for mnemo's own
 // packages, as GhostRuns is.
@@ -43,8 +57,9 @@ type GhostRun struct {
 	CreatedMS int64
 }
 
-// GhostRuns returns, through conn, the memctx records of thread ids that
-// have no row in the threads table, restricted to thread and to resource
+// GhostRuns returns, through conn, the memctx records whose thread id has
+// no row in the threads table of the record's resource (none, or another
+// resource's thread), restricted to thread and to resource
 // when they are not empty, in thread, resource and time order. A thread
 // id that is already a tombstone (an erased thread's kept record: tombLen
 // characters beginning with tomb) is not one; an id that merely begins
@@ -53,7 +68,8 @@ type GhostRun struct {
 // journal_by_thread or journal_by_resource; with neither it walks the
 // thread ids of the memctx records (a seek from each to the next, one per
 // thread id, stored or a tombstone) and reads the records of those with no
-// stored thread alone.
+// stored thread, and of a stored thread's id only the other resources'
+// (ghostThreadsWalk).
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
@@ -61,7 +77,7 @@ func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb stri
 	q := `SELECT key, thread_id, resource_id, created_at FROM journal
 		WHERE scope = ?1 AND thread_id <> '' AND (?2 = '' OR thread_id = ?2) AND (?3 = '' OR resource_id = ?3)
 		AND NOT (substr(thread_id, 1, ?4) = ?5 AND length(thread_id) = ?6)
-		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id)`
+		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id AND threads.resource_id = journal.resource_id)`
 	// The equalities again, unconditional, and no ORDER BY (sorted
 	// below): with "?2 = '' OR" alone, or with the ORDER BY, SQLite's
 	// planner walked every memctx record in index order (EXPLAIN QUERY

@@ -583,9 +583,14 @@ const MaxRunsLimit = 1000
 // RunFilter selects runs for ListRuns. The zero value lists every run, newest
 // first, 100 at a time.
 type RunFilter struct {
-	ThreadID   string // only this thread's runs when set: of the thread's owner, or of ResourceID when set
+	ThreadID   string // only this thread's runs when set: of the thread's owner, or of ResourceID when set, or of every resource with EveryResource
 	ResourceID string // only this resource's runs when set
-	Limit      int    // page size; 0 means 100
+	// EveryResource, with ThreadID and no ResourceID, lists every
+	// resource's runs on the thread id (an operator's view): also those
+	// another resource recorded on it before the thread's owner created
+	// it, which are that resource's.
+	EveryResource bool
+	Limit         int // page size; 0 means 100
 	// Before, when set, lists only the runs after it in the listing's
 	// order (newest first): the next page after a page whose last run
 	// had this key (RunInfo.Key). It reads about a page of rows wherever
@@ -630,8 +635,8 @@ type RunInfo struct {
 // resource, must not be shown to the owner. Such a run is still listed by
 // its resource, and by the thread id with ResourceID set to its resource
 // (the filter then lists that resource's runs on the id alone, whoever
-// owns the thread). A thread that does not exist has no owner to check
-// against.
+// owns the thread), and with EveryResource. A thread that does not exist
+// has no owner to check against.
 func (j *Journal) ListRuns(ctx context.Context, f RunFilter) ([]RunInfo, error) {
 	q, args := j.runsQuery(f)
 	rows, err := j.conn.QueryContext(ctx, q, args...)
@@ -674,8 +679,8 @@ func (j *Journal) runsQuery(f RunFilter) (string, []any) {
 		args = append(args, b.CreatedAt, b.CreatedAt, MemCtxKey(b.RunID))
 	}
 	switch {
-	case f.ThreadID != "" && f.ResourceID != "":
-		q += ` AND thread_id = ?` // that resource's runs: no other's to hide
+	case f.ThreadID != "" && (f.ResourceID != "" || f.EveryResource):
+		q += ` AND thread_id = ?` // that resource's runs, or every one's: no other's to hide
 		args = append(args, f.ThreadID)
 	case f.ThreadID != "":
 		q += ` AND thread_id = ? AND resource_id = COALESCE((SELECT t.resource_id FROM threads t WHERE t.id = ?), resource_id)`

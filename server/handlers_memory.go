@@ -212,8 +212,9 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 // runsOf sets the resource of a runs listing f as the caller may see it:
 // the resourceId given, else the thread's when threadId names a stored
 // thread of the caller's, else the token's only resource (the rule of
-// Tenant.DefaultResource); an operator naming neither lists every
-// resource's. A token of several resources naming no resource nor a
+// Tenant.DefaultResource); an operator naming no resource lists every
+// resource's (of a thread id, also the runs other resources recorded on
+// it before its thread existed). A token of several resources naming no resource nor a
 // stored thread of its own is refused naming resourceId
 // (Tenant.RequireResource). stored reports whether threadId named a
 // stored thread of the caller's: one that is not (none yet, or another
@@ -221,7 +222,8 @@ func (s *Server) listRuns(r *http.Request, p *Principal) (any, error) {
 // runs on the id, as the listing without threadId shows them.
 func (s *Server) runsOf(ctx context.Context, p *Principal, f journal.RunFilter) (_ journal.RunFilter, stored bool, err error) {
 	t := s.tenant(p)
-	if f.ResourceID != "" {
+	given := f.ResourceID != ""
+	if given {
 		if err := t.Resource("resourceId", f.ResourceID); err != nil {
 			return f, false, err
 		}
@@ -239,6 +241,13 @@ func (s *Server) runsOf(ctx context.Context, p *Principal, f journal.RunFilter) 
 		}
 	}
 	if p.All {
+		// An operator's listing of a thread id shows every resource's runs
+		// on it: another resource's, recorded before the thread existed,
+		// are that resource's and listed too (journal.RunFilter.EveryResource).
+		if f.ThreadID != "" && !given {
+			f.ResourceID, f.EveryResource = "", true
+			return f, stored, nil
+		}
 		f.ResourceID, err = t.DefaultResource(ctx, "threadId", "", f.ResourceID)
 	} else {
 		f.ResourceID, err = t.RequireResource(ctx, "threadId", "", f.ResourceID)

@@ -37,11 +37,11 @@ func (s *Store) SetIdleTTL(ctx context.Context, tx *store.Tx, threadID string, m
 	return nil
 }
 
-// Idleness reads, in tx, threadID's LastActiveMS and IdleTTLMS; ErrNotFound
+// Idleness reads, in tx, threadID's ResourceID, LastActiveMS and IdleTTLMS; ErrNotFound
 // (wrapped) when the thread is not stored.
 func (s *Store) Idleness(ctx context.Context, tx *store.Tx, threadID string) (Activity, error) {
 	a := Activity{ThreadID: threadID}
-	err := s.in(tx).QueryRowContext(ctx, `SELECT last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&a.LastActiveMS, &a.IdleTTLMS)
+	err := s.in(tx).QueryRowContext(ctx, `SELECT resource_id, last_active, idle_ttl FROM threads WHERE id = ?`, threadID).Scan(&a.ResourceID, &a.LastActiveMS, &a.IdleTTLMS)
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, fmt.Errorf("%w: thread %q", ErrNotFound, threadID)
 	}

@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 12
+const SchemaVersion = 13
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -454,6 +454,12 @@ CREATE INDEX journal_memo_key_bytes ON journal ((key COLLATE "C")) WHERE scope =
 	// a short result, "sent", is read back by guessing).
 	`
 ALTER TABLE dispatches DROP COLUMN result_digest;
+`,
+	// 13: the memctx records by thread id and resource (internal/store's
+	// migration 15): Expire finds the runs another resource recorded under
+	// a stored thread's id by two seeks of it per stored thread.
+	`
+CREATE INDEX journal_by_thread_resource ON journal(thread_id, resource_id) WHERE scope = 'memctx';
 `,
 }
 

@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 14
+const SchemaVersion = 15
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -348,6 +348,16 @@ UPDATE working_memory_history SET mode = COALESCE(
 	// a short result, "sent", is read back by guessing).
 	`
 ALTER TABLE dispatches DROP COLUMN result_digest;
+`,
+	// 15: the memctx records by thread id and resource. A run recorded
+	// under a thread id before another resource created a thread of it
+	// stays its own resource's, and expires as a run with no stored
+	// thread of its resource (journal.GhostRuns); every Expire finds such
+	// runs by two seeks of this index per stored thread (the resources
+	// below and above the thread's own), not by reading each stored
+	// thread's records. Partial: only memctx records are looked up so.
+	`
+CREATE INDEX journal_by_thread_resource ON journal(thread_id, resource_id) WHERE scope = 'memctx';
 `,
 }
 
