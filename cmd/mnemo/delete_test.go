@@ -113,10 +113,12 @@ func TestRunsOfErasedThreadAndUnknownThread(t *testing.T) {
 	}
 }
 
-// TestRunsOfThreadShowOnlyTheOwners: a run another resource recorded on a
-// thread id before its owner created the thread is not listed by
-// `mnemo runs --thread`; `--resource` of the other resource still lists it.
-func TestRunsOfThreadShowOnlyTheOwners(t *testing.T) {
+// TestRunsOfThreadShowEveryResources: a run another resource recorded on
+// a thread id before its owner created the thread is listed by `mnemo runs
+// --thread`, the operator's listing, beside the owner's (it was left out,
+// while the operator's GET /v1/runs?threadId= lists it since run56's
+// 8711246f); `--resource` of the other resource lists it alone.
+func TestRunsOfThreadShowEveryResources(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
@@ -129,15 +131,18 @@ func TestRunsOfThreadShowOnlyTheOwners(t *testing.T) {
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "shared-x", ResourceID: "res-b", Messages: []engine.Message{{Role: "user", Content: "hello"}}}); err != nil {
 		t.Fatal(err)
 	}
+	if _, err := e.LoadContext(ctx, engine.LoadRequest{RunID: "b-run", ThreadID: "shared-x", ResourceID: "res-b"}); err != nil {
+		t.Fatal(err)
+	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
 	code, out, stderr := run(t, nil, "--dir", dir, "runs", "--thread", "shared-x")
-	if code != 0 || strings.Contains(out, "a-run") || strings.Contains(out, "res-a") {
-		t.Fatalf("runs --thread of B's thread: exit %d\n%s%s", code, out, stderr)
+	if code != 0 || !strings.Contains(out, "a-run") || !strings.Contains(out, "res-a") || !strings.Contains(out, "b-run") {
+		t.Fatalf("runs --thread of B's thread: exit %d, want a-run of res-a and b-run listed\n%s%s", code, out, stderr)
 	}
 	code, out, stderr = run(t, nil, "--dir", dir, "runs", "--resource", "res-a")
-	if code != 0 || !strings.Contains(out, "a-run") {
+	if code != 0 || !strings.Contains(out, "a-run") || strings.Contains(out, "b-run") {
 		t.Fatalf("runs --resource of A: exit %d\n%s%s", code, out, stderr)
 	}
 }

@@ -87,7 +87,9 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 // runFilter checks the flags of `mnemo runs` (usage errors) and returns
 // the listing they ask for, Limit runs.
 func (c *RunsCommand) runFilter(fs *flag.FlagSet, thread, resource string, limit int, cursor string, offset int) (journal.RunFilter, error) {
-	f := journal.RunFilter{ThreadID: thread, ResourceID: resource, Limit: limit, Offset: offset}
+	// The CLI is the operator's: --thread lists every resource's runs on
+	// the id, as the operator's GET /v1/runs?threadId= does (run56).
+	f := journal.RunFilter{ThreadID: thread, ResourceID: resource, EveryResource: thread != "", Limit: limit, Offset: offset}
 	given := map[string]bool{}
 	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = true })
 	switch {
