@@ -137,6 +137,11 @@ func TestRedactYAMLPlainScalar(t *testing.T) {
 		{"not-indented-kept", "password:\nnext: 1\n", "password:\nnext: 1\n"},
 		{"key-in-list-item", "  - password:\n      hunter2secret\n    name: bob", "  - password:\n      " + m + "\n    name: bob"},
 		{"key-in-list-item-next-key-kept", "- password:\n  next: 1\n", "- password:\n  next: 1\n"},
+		// rev57: a quoted value whose text begins " #" was read as a lone
+		// quote (its " #…" a comment), which red56's placeholderValue keeps.
+		{"quoted-hash", "password:\n  \" #hunter2secret\"\n", "password:\n  \"" + m + "\"\n"},
+		{"single-quoted-hash", "password:\n  ' #hunter2secret'\n", "password:\n  '" + m + "'\n"},
+		{"quoted-words", "password:\n  \"hunter2 secret\" # old\n", "password:\n  \"" + m + "\"\n"},
 	})
 }
 
@@ -175,6 +180,12 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 		{"value-first-key-between-block", "- value: |\n    hunter2secret\n  foo:\n    name: x\n  name: DB_PASSWORD\n", "- value: |\n    " + m + "\n  foo:\n    name: x\n  name: DB_PASSWORD\n"},
 		{"value-first-entry-ended-kept", "  - value: abc123def\n    foo: bar\n  name: DB_PASSWORD", "  - value: abc123def\n    foo: bar\n  name: DB_PASSWORD"},
 		{"value-first-other-value-between", "value: abc123def\nvalue: x\nname: DB_PASSWORD", "value: abc123def\nvalue: " + m + "\nname: DB_PASSWORD"},
+		// rev57: a quoted value whose text begins " #" (cut there, it
+		// was a lone quote, which placeholderValue keeps since red56).
+		{"name-first-quoted-hash", "env:\n  - name: DB_PASSWORD\n    value: \" #hunter2secret\"\n", "env:\n  - name: DB_PASSWORD\n    value: \"" + m + "\"\n"},
+		{"value-first-quoted-hash", "env:\n  - value: ' #hunter2secret'\n    name: DB_PASSWORD\n", "env:\n  - value: '" + m + "'\n    name: DB_PASSWORD\n"},
+		{"quoted-hash-comment", "- name: DB_PASSWORD\n  value: \"a #b\\\" #c\" # note\n", "- name: DB_PASSWORD\n  value: \"" + m + "\"\n"},
+		{"quoted-hash-unclosed", "- name: DB_PASSWORD\n  value: \" #hunter2secret\n", "- name: DB_PASSWORD\n  value: " + m + "\n"},
 	})
 }
 

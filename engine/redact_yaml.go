@@ -199,10 +199,9 @@ func yamlPlainScalar(match string) string {
 		return match
 	}
 	first := strings.TrimSpace(lines[start])
-	v, _, _ := strings.Cut(first, " #")
-	v = strings.TrimSpace(v)
+	v := yamlCutComment(first)
 	if end > start+1 || strings.HasPrefix(first, "- ") || first == "-" || yamlMapping.MatchString(first) ||
-		strings.ContainsAny(v, " \t") || placeholderValue(v) {
+		strings.ContainsAny(v, " \t") && !yamlQuoted(v) || placeholderValue(v) {
 		return match
 	}
 	last := lines[end-1]
@@ -274,9 +273,7 @@ func yamlValueKey(rest string) string {
 	case yamlBlockHeader.MatchString(v):
 		return yamlBlockScalar(rest)
 	}
-	if c := strings.Index(v, " #"); c >= 0 {
-		v = strings.TrimSpace(v[:c])
-	}
+	v = yamlCutComment(v)
 	if placeholderValue(v) {
 		return rest
 	}
@@ -290,4 +287,50 @@ func yamlValueKey(rest string) string {
 		eol += "\n"
 	}
 	return line[:i] + quotedMark(v) + eol + after
+}
+
+// yamlCutComment is v, a YAML value's text on its line, blanks trimmed,
+// without its trailing comment (" # …"). A " #" inside a quoted scalar
+// is the value's own text: value: " #hunter2" holds no comment, and an
+// unclosed quote (its scalar goes on to the next line) holds none on this
+// line. Before, v was cut at its first " #" whatever the quotes: " #hunter2"
+// became a lone quote, which placeholderValue keeps (a scalar opened at a
+// line's end), and the secret was stored in clear.
+func yamlCutComment(v string) string {
+	from := 0
+	if v != "" && (v[0] == '"' || v[0] == '\'') {
+		from = yamlQuoteEnd(v)
+		if from < 0 {
+			return strings.TrimSpace(v)
+		}
+	}
+	if c := strings.Index(v[from:], " #"); c >= 0 {
+		v = v[:from+c]
+	}
+	return strings.TrimSpace(v)
+}
+
+// yamlQuoted reports whether v is one closed quoted scalar (" #hunter2"):
+// a value, its blanks its own, not words (yamlProse reads a quoted item
+// so too).
+func yamlQuoted(v string) bool {
+	return v != "" && (v[0] == '"' || v[0] == '\'') && yamlQuoteEnd(v) == len(v)
+}
+
+// yamlQuoteEnd is the index just past the quote closing the quoted scalar
+// v begins with (double: a backslash escapes the next byte; single: a doubled
+// quote is one), or -1 when v does not close it.
+func yamlQuoteEnd(v string) int {
+	q := v[0]
+	for i := 1; i < len(v); i++ {
+		switch {
+		case q == '"' && v[i] == '\\':
+			i++
+		case v[i] == q && q == '\'' && i+1 < len(v) && v[i+1] == '\'':
+			i++
+		case v[i] == q:
+			return i + 1
+		}
+	}
+	return -1
 }
