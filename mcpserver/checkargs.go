@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -127,7 +128,7 @@ func unknownArgs(inputs map[string]reflect.Type, tooLong func(tool string, args 
 				if t, ok := inputs[r.Params.Name]; ok {
 					err := tooLong(r.Params.Name, r.Params.Arguments)
 					if err == nil {
-						err = argsFault(r.Params.Arguments, t)
+						err = argsFault(r.Params.Arguments, t, r.Params.Name == ToolAppend)
 					}
 					if err != nil {
 						res := &mcp.CallToolResult{}
@@ -152,7 +153,13 @@ func unknownArgs(inputs map[string]reflect.Type, tooLong func(tool string, args 
 // `required: missing properties: ["query"]`), each naming its field.
 // Left out or null, the arguments are an empty object, as the SDK reads
 // them.
-func argsFault(args json.RawMessage, t reflect.Type) error {
+//
+// With appending set (memory_append), an unknown member that carries a
+// tool turn (toolCallId, toolCalls, in their snake-case spellings too)
+// says where such turns go (toolTurnsElsewhere), as a role "tool" does:
+// the tool stores user and assistant turns only, and a client told only
+// that toolCallId is unknown had no way forward (readme57).
+func argsFault(args json.RawMessage, t reflect.Type, appending bool) error {
 	if len(bytes.TrimSpace(args)) == 0 || bytes.Equal(bytes.TrimSpace(args), []byte("null")) {
 		args = json.RawMessage("{}")
 	}
@@ -161,6 +168,9 @@ func argsFault(args json.RawMessage, t reflect.Type) error {
 	}
 	for _, find := range []func([]byte, reflect.Type) (string, string){server.UnknownField, server.WrongType, server.NullOrMissing} {
 		if path, detail := find(args, t); path != "" {
+			if appending && toolTurnField(path) {
+				detail += "; " + toolTurnsElsewhere
+			}
 			return fmt.Errorf("Invalid input: %s (field %s)", detail, path)
 		}
 	}
@@ -184,4 +194,20 @@ func jsonType(v json.RawMessage) string {
 		return "null"
 	}
 	return "a number"
+}
+
+// toolTurnsElsewhere says where the tool turns memory_append does not
+// take are stored.
+const toolTurnsElsewhere = "memory_append stores user and assistant turns only: store tool calls and tool results " +
+	"(toolCalls, toolCallId) with the HTTP API's POST /v1/threads/{threadId}/messages or mnemo ingest"
+
+// toolTurnField reports whether the argument path names a member of a
+// message that only a tool turn carries: messages[N].toolCallId,
+// .toolCalls, .tool_call_id or .tool_calls.
+func toolTurnField(path string) bool {
+	if !strings.HasPrefix(path, "messages[") {
+		return false
+	}
+	_, member, ok := strings.Cut(path, "].")
+	return ok && (member == "toolCallId" || member == "toolCalls" || member == "tool_call_id" || member == "tool_calls")
 }

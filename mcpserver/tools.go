@@ -142,7 +142,12 @@ func (h *handlers) problem(err error, fields map[string]string) error {
 
 func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in AppendInput) (*mcp.CallToolResult, AppendOutput, error) {
 	b := server.AppendBody{ResourceID: in.ResourceID} // Append resolves a resource left out
-	for _, m := range in.Messages {
+	for i, m := range in.Messages {
+		if m.Role == "tool" {
+			// The engine would say a tool message needs a toolCallId,
+			// which this tool refuses as an unknown field (readme57).
+			return nil, AppendOutput{}, fmt.Errorf("Invalid input: messages[%d].role \"tool\": %s (field messages[%d].role)", i, toolTurnsElsewhere, i)
+		}
 		b.Messages = append(b.Messages, server.MessageIn{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name})
 	}
 	res, err := h.t.Append(ctx, in.ThreadID, b)

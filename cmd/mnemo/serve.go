@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -145,8 +147,11 @@ func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (n
 	host, port, err := net.SplitHostPort(addr)
 	var ae *net.AddrError
 	switch {
+	case strings.Contains(addr, "://"):
+		_, rest, _ := strings.Cut(addr, "://")
+		return nil, c.valuef(fs, "--listen %q: give HOST:PORT without a scheme, e.g. %s", addr, listenExample(strings.TrimSuffix(rest, "/")))
 	case errors.As(err, &ae) && ae.Err == "missing port in address":
-		return nil, c.valuef(fs, "--listen %q has no port: give HOST:PORT, e.g. %s", addr, net.JoinHostPort(addr, "7077"))
+		return nil, c.valuef(fs, "--listen %q has no port: give HOST:PORT, e.g. %s", addr, listenExample(addr))
 	case err != nil:
 		return nil, c.valuef(fs, "--listen %q: %v", addr, err)
 	case !haveTokens && !loopback(host):
@@ -160,6 +165,20 @@ func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (n
 		return nil, fmt.Errorf("%w (another server on it? choose another with --listen %s)", err, net.JoinHostPort(host, "PORT"))
 	}
 	return ln, err
+}
+
+// listenExample is the HOST:PORT to suggest for a --listen value addr
+// that has no port (or for what follows its scheme): a HOST:PORT as is, a number is taken for the port (`--listen 7081`:
+// 127.0.0.1:7081, where 7081:7077 read it as a host), anything else for
+// the host, on the default port.
+func listenExample(addr string) string {
+	if _, _, err := net.SplitHostPort(addr); err == nil {
+		return addr // after a scheme: http://127.0.0.1:7081
+	}
+	if n, err := strconv.Atoi(addr); err == nil && n > 0 && n < 65536 {
+		return net.JoinHostPort("127.0.0.1", addr)
+	}
+	return net.JoinHostPort(addr, "7077")
 }
 
 // busy is err, listen's error, said first as the data directory

@@ -185,6 +185,10 @@ func TestServeRefusesPublicListen(t *testing.T) {
 		{"0.0.0.0:7077", "mnemo serve: --listen 0.0.0.0:7077 is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine, " +
 			"and without a token file every request acts as the operator: give --tokens FILE, or listen on 127.0.0.1:7077"},
 		{"0.0.0.0", `mnemo serve: --listen "0.0.0.0" has no port: give HOST:PORT, e.g. 0.0.0.0:7077`},
+		// A number is the port (readme57: it said "e.g. 7081:7077").
+		{"7081", `mnemo serve: --listen "7081" has no port: give HOST:PORT, e.g. 127.0.0.1:7081`},
+		// A URL (it said "too many colons in address").
+		{"http://127.0.0.1:7081", `mnemo serve: --listen "http://127.0.0.1:7081": give HOST:PORT without a scheme, e.g. 127.0.0.1:7081`},
 	} {
 		code, out, errOut := run(t, nil, "--dir", t.TempDir(), "serve", "--listen", c.listen)
 		if want := c.want + "\nRun 'mnemo help serve' for the flags.\n"; code != 2 || out != "" || errOut != want {

@@ -40,7 +40,7 @@ func lockServe(dir, url string) (release func(undo bool), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		holder, _ := os.ReadFile(f.Name())
 		f.Close()
-		return nil, fmt.Errorf("%s is already served (%s)", dir, strings.TrimSpace(string(holder)))
+		return nil, fmt.Errorf("%s is already served (%s): use that server, or stop it first", dir, strings.TrimSpace(string(holder)))
 	}
 	if err := f.Truncate(0); err == nil {
 		fmt.Fprintf(f, "%s pid %d\n", url, os.Getpid())

@@ -90,4 +90,14 @@ func TestServeTwiceSameDirAndPort(t *testing.T) {
 	if second.ProcessState.ExitCode() != 1 || errOut.String() != want {
 		t.Fatalf("second serve: %v, stderr %q; want exit 1 and %q", err, errOut.String(), want)
 	}
+	// On another port the lock refuses it, with the same advice (readme57:
+	// it ended at the holder, without what to do).
+	third := cli(t, dir, "serve", "--listen", "127.0.0.1:0")
+	errOut.Reset()
+	third.Stderr = &errOut
+	err = third.Run()
+	want = "mnemo serve: " + dir + " is already served (http://" + url + " pid " + strconv.Itoa(first.Process.Pid) + "): use that server, or stop it first\n"
+	if third.ProcessState.ExitCode() != 1 || errOut.String() != want {
+		t.Fatalf("serve on another port: %v, stderr %q; want exit 1 and %q", err, errOut.String(), want)
+	}
 }
