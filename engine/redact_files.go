@@ -129,9 +129,17 @@ const yamlNameKey = `["']?name["']?[ \t]*:[ \t]*["']?[\w.-]*(?i:` + credentialNa
 
 // notValueKey is the first characters of a line's text, after its
 // indentation, that start no value key and no block sequence entry: not
-// '-', a quote or "value" before a blank, a quote or ':' (valueFrom: is
-// another key). Go's regexp has no negative look-ahead.
-const notValueKey = `(?:[^\s"'vV-]|[vV](?:[^aA\r\n]|[aA](?:[^lL\r\n]|[lL](?:[^uU\r\n]|[uU](?:[^eE\r\n]|[eE][\w.-])))))`
+// '-', nor "value" or a quote and "value" before ':' (valueFrom: is
+// another key; a value's own line may begin with a quote or the word,
+// - value: |\n    "hunter2"\n  name: DB_PASSWORD, which red56's first
+// form of it, refusing a quote or "value" before a blank, kept in clear).
+// Go's regexp has no negative look-ahead.
+const notValueKey = `(?:[^\s"'vV-]|["'](?:[^vV\r\n]|` + notValueWord + `)|` + notValueWord + `)`
+
+// notValueWord is a word at a line's start that is no value key: not
+// "value" before blanks, a quote or ':' (a blank then other text goes:
+// value hunter2).
+const notValueWord = `[vV](?:[^aA\r\n]|[aA](?:[^lL\r\n]|[lL](?:[^uU\r\n]|[uU](?:[^eE\r\n]|[eE](?:[\w.-]|[ \t]+[^:\s])))))`
 
 // yamlNameLine is a line holding only a name key whose value ends in a
 // credential name (yamlNameKey), with no line break.

@@ -186,6 +186,13 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 		{"value-first-quoted-hash", "env:\n  - value: ' #hunter2secret'\n    name: DB_PASSWORD\n", "env:\n  - value: '" + m + "'\n    name: DB_PASSWORD\n"},
 		{"quoted-hash-comment", "- name: DB_PASSWORD\n  value: \"a #b\\\" #c\" # note\n", "- name: DB_PASSWORD\n  value: \"" + m + "\"\n"},
 		{"quoted-hash-unclosed", "- name: DB_PASSWORD\n  value: \" #hunter2secret\n", "- name: DB_PASSWORD\n  value: " + m + "\n"},
+		// rev57: the value's own lines may begin with a quote or the
+		// word value (red56's notValueKey refused both: kept in clear).
+		{"value-first-block-quoted-line", "- value: |\n    \"hunter2secret\"\n  name: DB_PASSWORD\n", "- value: |\n    " + m + "\n  name: DB_PASSWORD\n"},
+		{"value-first-block-lines-quoted", "- value: |\n    hunter2\n    'secret'\n  name: DB_PASSWORD\n", "- value: |\n    " + m + "\n  name: DB_PASSWORD\n"},
+		{"value-first-plain-quoted", "- value:\n    \"hunter2secret\"\n  name: DB_PASSWORD\n", "- value:\n    \"" + m + "\"\n  name: DB_PASSWORD\n"},
+		{"value-first-block-value-word", "- value: >-\n    value hunter2secret\n  name: DB_PASSWORD\n", "- value: >-\n    " + m + "\n  name: DB_PASSWORD\n"},
+		{"value-first-quoted-value-key-between", "  - value: abc123def\n    \"value\": x\n    name: DB_PASSWORD\n", "  - value: abc123def\n    \"value\": " + m + "\n    name: DB_PASSWORD\n"},
 	})
 }
 
