@@ -11,7 +11,8 @@ import (
 // adversarial text on one line for each costly shape the rules look for
 // (many credential names, key-block openings that never close, long
 // base64 runs after scheme words, brackets), and all of them mixed; a log
-// whose every 50th line names a key; credential assignments one a line.
+// whose every 50th line names a key; credential assignments one a line;
+// one line of quoted strings each assigning a credential.
 func redactorInputs() []struct{ name, text string } {
 	const mb = 1 << 20
 	fill := func(unit string) string { return strings.Repeat(unit, mb/len(unit)+1)[:mb] }
@@ -34,6 +35,9 @@ func redactorInputs() []struct{ name, text string } {
 	lines := []struct{ name, unit string }{
 		{"log-lines", log.String()},
 		{"assignment-lines", "password=hunter2\ntoken: abc\npwd=x\napi_key = v\nsecret_ passw\n"},
+		// red57: a name: value in a quoted string ends at its closing
+		// quote, and the rest of the line is searched again (maxCuts).
+		{"quoted-values-line", `log: "password: abcdefgh" level=info `},
 	}
 	var out []struct{ name, text string }
 	var mixed strings.Builder

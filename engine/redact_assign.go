@@ -129,6 +129,8 @@ var urlCredential = regexp.MustCompile(`(?i)(?:` + credentialNames + `)$|^pass$`
 // assignmentRules recognise a value by the name it is assigned to.
 func assignmentRules() []Rule {
 	assignment := mustRe(assignmentPattern)
+	prose := mustRe(`(?i)(?P<name>` + credentialNames + `)(?P<op>[ \t]*:[ \t]+)(?P<prose>` + proseValue + `)` +
+		`(?:[^\s\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n])*`)
 	return []Rule{
 		// AWS CLI "Configuration and credential file settings".
 		{Name: "aws-secret", Pattern: mustRe(`(?i)(aws_?secret_?access_?key\s*[=:]\s*"?)[A-Za-z0-9/+=]{40}`),
@@ -138,8 +140,9 @@ func assignmentRules() []Rule {
 		// everything after it to the end of the line goes (proseValue).
 		// The assignment rule then keeps the line (placeholderValue:
 		// proseMarked).
-		{Name: "prose-secret", Pattern: mustRe(`(?i)(?P<name>` + credentialNames + `)(?P<op>[ \t]*:[ \t]+)(?P<prose>` + proseValue + `)` +
-			`(?:[^\s\\]|\\[^nr\s])(?:[^\r\n\\]|\\[^nr\r\n])*`),
+		// In a quoted string, the line ends at its closing quote
+		// (stringEnd).
+		{Name: "prose-secret", Pattern: prose, cut: stringEnd(prose),
 			Replacement: "${name}${op}${prose}" + RedactionMark, Triggers: credentialTriggers, may: mayProse},
 		// A value assigned to a credential name (assignmentPattern) is
 		// replaced whole; a quoted one keeps its quotes, so JSON stays
@@ -151,7 +154,7 @@ func assignmentRules() []Rule {
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 			Triggers:    credentialTriggers,
 			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter,
-			within: queryValue(assignment), rawNamed: holdsCredentialTrigger},
+			within: rejectedPart(assignment), cut: stringEnd(assignment), rawNamed: holdsCredentialTrigger},
 	}
 }
 

@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -179,6 +180,25 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"json-short-before-break-kept", `{"msg":"DB_PASSWORD=abc\n"}`, `{"msg":"DB_PASSWORD=abc\n"}`},
 		{"raw-short-before-break-quote-kept", `log: "DB_PASSWORD=abc\n" x`, `log: "DB_PASSWORD=abc\n" x`},
 		{"raw-four-before-break-quote", `log: "DB_PASSWORD=abcd\n" x`, `log: "DB_PASSWORD=` + m + `\n" x`},
+		// red57: a name: value in a quoted string ends at the string's
+		// closing quote, and the words after it stay (and are searched);
+		// a quote in the value, or with no string open before the name,
+		// is the value's.
+		{"colon-closing-quote-rest-kept", `log: "password: abcdefgh" level=info`, `log: "password: ` + m + `" level=info`},
+		{"colon-escaped-closing-quote-rest-kept", `log: \"password: abcdefgh\" level=info`, `log: \"password: ` + m + `\" level=info`},
+		{"colon-passphrase-in-string", `The user said "my password: correct horse" and left`, `The user said "my password: ` + m + `" and left`},
+		{"colon-in-string-after-break", `log: "token: ab\ncdefghij" level=info`, `log: "token: ` + m + `" level=info`},
+		{"colon-in-string-then-secret", `log: "password: abcdefgh" token=abcd1234`, `log: "password: ` + m + `" token=` + m},
+		{"colon-in-string-short-then-secret", `log: "password: ab" token=abcd1234`, `log: "password: ab" token=` + m},
+		{"colon-in-string-reference-kept", `log: "password: ${DB_PASSWORD}" level=info`, `log: "password: ${DB_PASSWORD}" level=info`},
+		{"colon-in-string-quote-in-value", `log: "password: hu"nter2 x" level=info`, `log: "password: ` + m + `" level=info`},
+		{"colon-quote-no-string-open", `password: Tr0ub"4dor XQ" x`, `password: ` + m},
+		// red57: an empty value before an unindented key is kept, and the
+		// key's own value is found (the kept match took its line).
+		{"colon-unindented-key-value", `credentials:\ntoken: abcd1234`, `credentials:\ntoken: ` + m},
+		{"colon-unindented-key-value-crlf", `credentials:\r\ntoken: abcd1234\nuser: bob`, `credentials:\r\ntoken: ` + m + `\nuser: bob`},
+		{"colon-unindented-key-value-in-string", `log: "credentials:\ntoken: abcd1234" level=info`, `log: "credentials:\ntoken: ` + m + `" level=info`},
+		{"colon-unindented-key-reference-kept", `credentials:\npassword: ${X}`, `credentials:\npassword: ${X}`},
 	}
 	r := engine.DefaultRedactor()
 	for _, c := range cases {
@@ -190,6 +210,24 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 				t.Errorf("not idempotent: %q -> %q", c.want, got)
 			}
 		})
+	}
+}
+
+// TestRedactQuotedValuesLine: on a line of many quoted strings each
+// assigning a credential (log: "password: …" level=info …), the values of
+// the first maxCuts (8) strings end at their closing quotes, and the one
+// after them takes the rest of the line but its last blank: no secret
+// stays. The bound keeps
+// the search linear (BenchmarkRedactorMB/quoted-values-line); without
+// it, each string searched the rest of the line again.
+func TestRedactQuotedValuesLine(t *testing.T) {
+	m := engine.RedactionMark
+	unit := `log: "password: abcdefgh" level=info `
+	in := strings.Repeat(unit, 20)
+	got := engine.DefaultRedactor().Redact(in)
+	want := strings.Repeat(`log: "password: `+m+`" level=info `, 8) + `log: "password: ` + m + ` `
+	if got != want {
+		t.Errorf("Redact(%d strings)\n got %q\nwant %q", 20, got, want)
 	}
 }
 
@@ -283,6 +321,9 @@ func TestRedactProseKeepsWords(t *testing.T) {
 		{"no-verb-whole", "password: my hunter2 and more", "password: " + m},
 		{"no-verb-letters-whole", "password: my dog rex 2019", "password: " + m},
 		{"in-json", `{"note":"A secret: my PIN is 4821"}`, `{"note":"A secret: my PIN is ` + m + `"}`},
+		// red57: in a quoted string of other text, the sentence ends at
+		// the string's closing quote.
+		{"in-string", `log: "secret: my PIN is 4821" level=info`, `log: "secret: my PIN is ` + m + `" level=info`},
 		{"passphrase-whole", "my password: correct horse battery staple", "my password: " + m},
 		{"passphrase-digits-whole", "password: correct horse 42 staple", "password: " + m},
 		{"no-digit-after-verb", "secret: the party is on Friday", "secret: the party is " + m},

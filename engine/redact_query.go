@@ -28,7 +28,7 @@ func (r *Rule) decodedEdits(part string, at int, raw []edit) []edit {
 		return raw // QueryUnescape decodes each escape to one byte
 	}
 	out := raw
-	for _, e := range r.verified(dec, r.Pattern.FindAllStringSubmatchIndex(dec, -1)) {
+	for _, e := range r.verified(dec, r.Pattern.FindAllStringSubmatchIndex(dec, -1), maxCuts, &quoteScan{}) {
 		from, to, with := r.change(dec, e)
 		if !r.rawNamed(part[off[e.m[0]]:off[from]]) {
 			continue // a name written with escapes (pass%77ord): no trigger for the prefilter
