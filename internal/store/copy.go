@@ -21,10 +21,10 @@ func OpenReadOnly(path string) (*sql.DB, error) {
 // openReadOnlyBusy is OpenReadOnly with the busy timeout given in
 // milliseconds (the tests shorten it).
 func openReadOnlyBusy(path string, busyMillis int) (*sql.DB, error) {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+	dsn := fileDSN(path, url.Values{
 		"mode":    {"ro"},
 		"_pragma": {fmt.Sprintf("busy_timeout(%d)", busyMillis)},
-	}.Encode()
+	})
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s read-only: %w", path, err)

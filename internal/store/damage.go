@@ -80,10 +80,10 @@ func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 // connection holds the file's shared lock meanwhile, and is closed last.
 // When that connection cannot be had, db is closed as usual.
 func closeKeepingWAL(path string, done func() error) error {
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+	dsn := fileDSN(path, url.Values{
 		"mode":    {"ro"},
 		"_pragma": {fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis)},
-	}.Encode()
+	})
 	ro, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return done()

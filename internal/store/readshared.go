@@ -42,11 +42,11 @@ func OpenReadShared(ctx context.Context, path string) (*sql.DB, error) {
 			f.Close()
 		}
 	}
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+	dsn := fileDSN(path, url.Values{
 		"mode":         {"ro"},
 		"readonly_shm": {"1"},
 		"_pragma":      {fmt.Sprintf("busy_timeout(%d)", BusyTimeoutMillis), "foreign_keys(1)"},
-	}.Encode()
+	})
 	db, err := openWatched(dsn, path, nil) // damage.go
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s for reading: %w", path, err)

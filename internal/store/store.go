@@ -56,7 +56,7 @@ func openBusy(ctx context.Context, path string, version, busyMillis int) (*sql.D
 	if err != nil {
 		return nil, err
 	}
-	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + url.Values{
+	dsn := fileDSN(path, url.Values{
 		"_pragma": {
 			fmt.Sprintf("busy_timeout(%d)", busyMillis),
 			"foreign_keys(1)",
@@ -73,7 +73,7 @@ func openBusy(ctx context.Context, path string, version, busyMillis int) (*sql.D
 		// (umask's 0644) beside the old WAL, which was then reported
 		// damaged (walk43 F3).
 		"mode": {"rw"},
-	}.Encode()
+	})
 	db, err := openWatched(dsn, path, walDamage) // damage.go
 	if err != nil {
 		return nil, fmt.Errorf("store: open %s: %w", path, err)
@@ -92,6 +92,12 @@ func openBusy(ctx context.Context, path string, version, busyMillis int) (*sql.D
 		chmodRegular(path+suffix, 0o600) // best effort: they exist once WAL is on
 	}
 	return db, nil
+}
+
+// fileDSN is the modernc.org/sqlite data source name of the database file
+// at path with the query q: file:<path, URL-escaped>?<q encoded>.
+func fileDSN(path string, q url.Values) string {
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
 }
 
 // touch creates path with mode 0600 when it does not exist, so SQLite never
