@@ -267,16 +267,17 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 			return 0
 		}
 		if _, ok := commands[fs.Arg(1)]; !ok {
-			fmt.Fprintf(m.Stderr, "mnemo: unknown command %q\n", fs.Arg(1))
-			m.usageTo(m.Stderr)
+			fmt.Fprintf(m.Stderr, "mnemo: %s\n%s\nRun 'mnemo help' for the commands.\n", unknownCommand(fs.Arg(1), nil, nil), usageLine)
 			return 2
 		}
 		return m.Run(ctx, append(append(append([]string{}, args[:len(args)-fs.NArg()]...), fs.Args()[1:]...), "-h"))
 	}
 	cmd, ok := commands[name]
 	if !ok {
-		fmt.Fprintf(m.Stderr, "mnemo: unknown command %q\n", name)
-		m.usageTo(m.Stderr)
+		// The usage line and where the rest is, as after a refused global
+		// flag: the command list (some 40 lines) buried the error line and
+		// its did-you-mean.
+		fmt.Fprintf(m.Stderr, "mnemo: %s\n%s\nRun 'mnemo help' for the commands.\n", unknownCommand(name, global, fs.Args()[1:]), usageLine)
 		return 2
 	}
 	m.command = name

@@ -150,10 +150,16 @@ func (c *ServeCommand) listen(fs *flag.FlagSet, addr string, haveTokens bool) (n
 	case strings.Contains(addr, "://"):
 		_, rest, _ := strings.Cut(addr, "://")
 		return nil, c.valuef(fs, "--listen %q: give HOST:PORT without a scheme, e.g. %s", addr, listenExample(strings.TrimSuffix(rest, "/")))
+	case errors.As(err, &ae) && ae.Err == "missing port in address" && isPort(addr):
+		// A number alone is the port (readme57: "7081" has no host).
+		return nil, c.valuef(fs, "--listen %q has no host: give HOST:PORT, e.g. %s", addr, listenExample(addr))
 	case errors.As(err, &ae) && ae.Err == "missing port in address":
 		return nil, c.valuef(fs, "--listen %q has no port: give HOST:PORT, e.g. %s", addr, listenExample(addr))
 	case err != nil:
 		return nil, c.valuef(fs, "--listen %q: %v", addr, err)
+	case outOfRange(port):
+		// It was net.Listen's "address 99999: invalid port", exit 1.
+		return nil, c.valuef(fs, "--listen %q: the port must be within 0 to 65535, got %s", addr, port)
 	case !haveTokens && !loopback(host):
 		return nil, c.valuef(fs, "--listen %s is not a loopback address (localhost, 127.0.0.1, [::1]), so it may be reachable beyond this machine, "+
 			"and without a token file every request acts as the operator: give --tokens FILE, or listen on %s", addr, net.JoinHostPort("127.0.0.1", port))
@@ -175,10 +181,23 @@ func listenExample(addr string) string {
 	if _, _, err := net.SplitHostPort(addr); err == nil {
 		return addr // after a scheme: http://127.0.0.1:7081
 	}
-	if n, err := strconv.Atoi(addr); err == nil && n > 0 && n < 65536 {
+	if isPort(addr) {
 		return net.JoinHostPort("127.0.0.1", addr)
 	}
 	return net.JoinHostPort(addr, "7077")
+}
+
+// isPort reports whether s is a port number, 1 to 65535.
+func isPort(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && n < 65536
+}
+
+// outOfRange reports whether port is a number outside 0 to 65535 (a
+// service name such as "http" is left to net.Listen).
+func outOfRange(port string) bool {
+	n, err := strconv.Atoi(port)
+	return err == nil && (n < 0 || n > 65535)
 }
 
 // busy is err, listen's error, said first as the data directory

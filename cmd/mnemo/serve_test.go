@@ -186,7 +186,11 @@ func TestServeRefusesPublicListen(t *testing.T) {
 			"and without a token file every request acts as the operator: give --tokens FILE, or listen on 127.0.0.1:7077"},
 		{"0.0.0.0", `mnemo serve: --listen "0.0.0.0" has no port: give HOST:PORT, e.g. 0.0.0.0:7077`},
 		// A number is the port (readme57: it said "e.g. 7081:7077").
-		{"7081", `mnemo serve: --listen "7081" has no port: give HOST:PORT, e.g. 127.0.0.1:7081`},
+		// ... and what it lacks is the host (cli58: it said "has no port").
+		{"7081", `mnemo serve: --listen "7081" has no host: give HOST:PORT, e.g. 127.0.0.1:7081`},
+		// A port past 65535 is a value error naming the flag (it was
+		// net.Listen's "address 99999: invalid port", exit 1).
+		{"127.0.0.1:99999", `mnemo serve: --listen "127.0.0.1:99999": the port must be within 0 to 65535, got 99999`},
 		// A URL (it said "too many colons in address").
 		{"http://127.0.0.1:7081", `mnemo serve: --listen "http://127.0.0.1:7081": give HOST:PORT without a scheme, e.g. 127.0.0.1:7081`},
 	} {
