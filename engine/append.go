@@ -60,6 +60,16 @@ type AppendResult struct {
 	// evicts other resources' threads too, which a caller serving several
 	// tenants must not show to this one.
 	EvictedResources []string
+	// Unpaired are the request's tool messages that answer no call of the
+	// thread (UnpairedResult), in request order, each once; nil when none.
+	// They are stored, and every context leaves them out. Checked once the
+	// append is committed, looking in the store at most MaxPairLookups
+	// times.
+	Unpaired []UnpairedResult
+	// UnpairedUnchecked counts the request's tool messages not checked
+	// for Unpaired: past MaxPairLookups, or after a lookup failed (ctx
+	// ended, the database gone; the append stands). 0 when every one was.
+	UnpairedUnchecked int
 }
 
 // Append validates, redacts and stores req.Messages at the end of the thread
@@ -152,6 +162,7 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 		e.afterAppend(req.ThreadID)
 		res.Evicted, res.EvictedResources = e.enforceQuota(ctx, sw, req.ThreadID, res.ResourceID)
 	}
+	res.Unpaired, res.UnpairedUnchecked = e.unpairedResults(ctx, req.ThreadID, rows, res.Seqs) // unpaired.go
 	return res, nil
 }
 

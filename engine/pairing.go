@@ -243,21 +243,9 @@ func (p *pairer) callOf(ctx context.Context, set *turnSet, t *turn) (*Message, e
 	if c, ok := p.calls[t.ID]; ok {
 		return c, nil
 	}
-	// Walk back through the turns at hand while they are contiguous: the
-	// nearest call for the id, or another result for it first, decides.
-	for s := t.Seq - 1; s > 0 && s >= t.Seq-maxLocalSpan; s-- {
-		u, ok := set.byKey[turnKey{t.ThreadID, s}]
-		if !ok {
-			break
-		}
-		if u.Role == RoleTool && u.ToolCallID == t.ToolCallID {
-			p.calls[t.ID] = nil
-			return nil, nil
-		}
-		if hasCall(u.Message, t.ToolCallID) {
-			p.calls[t.ID] = &u.Message
-			return &u.Message, nil
-		}
+	if c, ok := localCall(set, t); ok {
+		p.calls[t.ID] = c
+		return c, nil
 	}
 	c, err := p.storedCall(ctx, t.ThreadID, t.ToolCallID, t.Seq)
 	if err != nil {
@@ -265,6 +253,31 @@ func (p *pairer) callOf(ctx context.Context, set *turnSet, t *turn) (*Message, e
 	}
 	p.calls[t.ID] = c
 	return c, nil
+}
+
+// localCall walks back from the tool result t through the turns of set
+// while they are contiguous, at most maxLocalSpan of them: the nearest
+// call for its id, or another result for it first, decides (c, nil when
+// it answers none); so does the thread's first message (seq 1) reached
+// with neither (nil). ok is false when the walk left the turns at hand
+// undecided: the store decides.
+func localCall(set *turnSet, t *turn) (c *Message, ok bool) {
+	for s := t.Seq - 1; s >= t.Seq-maxLocalSpan; s-- {
+		if s <= 0 {
+			return nil, true
+		}
+		u, ok := set.byKey[turnKey{t.ThreadID, s}]
+		if !ok {
+			return nil, false
+		}
+		if u.Role == RoleTool && u.ToolCallID == t.ToolCallID {
+			return nil, true
+		}
+		if hasCall(u.Message, t.ToolCallID) {
+			return &u.Message, true
+		}
+	}
+	return nil, false
 }
 
 // unsettledResult stands for the result of a dispatched call whose outcome

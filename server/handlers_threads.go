@@ -219,7 +219,8 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 // body without resourceId appends to the resource DefaultResource gives
 // (the stored thread's, else the token's only one); when none decides,
 // the error names resourceId. A tool message that answers no call of the
-// thread is stored and named in the answer's Unpaired (unpairedResults).
+// thread is stored and named in the answer's Unpaired (the engine's
+// AppendResult.Unpaired).
 func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
 	if err := NewID("thread", threadID); err != nil {
 		return nil, err
@@ -266,7 +267,18 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 	}
 	return &AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
 		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created, Evicted: t.visibleEvictions(res),
-		Unpaired: t.unpairedResults(ctx, threadID, req.Messages, res.Seqs)}, nil
+		Unpaired: unpairedResults(threadID, res.Unpaired)}, nil
+}
+
+// unpairedResults is the answer's account of the engine's unpaired results
+// of an append to thread; nil when there are none.
+func unpairedResults(thread string, us []engine.UnpairedResult) []UnpairedResult {
+	var out []UnpairedResult
+	for _, u := range us {
+		out = append(out, UnpairedResult{Index: u.Index, ToolCallID: u.ToolCallID, Detail: fmt.Sprintf(
+			"no unanswered call %q before it in thread %q: it is stored, but a context leaves it out (memctx reason orphan-tool-result); append the assistant message making the call first, or give the call's id", u.ToolCallID, thread)})
+	}
+	return out
 }
 
 // visibleEvictions is res.Evicted without the threads of resources the

@@ -501,7 +501,23 @@ type AppendResult struct {
 	// /metrics for the operator.
 	Evicted []string `json:"evicted,omitempty" jsonschema:"description=the threads of the token's resources that the quota erased after this append (least recently active first); absent when none. Another tenant's evicted threads are never named"`
 	// Unpaired (unpaired) names the request's tool messages whose
-	// toolCallId answers no call of the thread (UnpairedResult); absent
-	// when none does, or none was checked (MaxPairLookups).
+	// toolCallId answers no call of the thread (UnpairedResult), each
+	// once; absent when none does, or none was checked
+	// (engine.MaxPairLookups).
 	Unpaired []UnpairedResult `json:"unpaired,omitempty" jsonschema:"description=the request's tool messages whose toolCallId answers no call of the thread: stored\\, but every context leaves them out (memctx reason orphan-tool-result); absent when none"`
+}
+
+// UnpairedResult is a tool message of an append whose toolCallId answers
+// no call of the thread (engine.UnpairedResult: the engine's pairing rule,
+// the nearest earlier call with no other result for its id in between).
+// It is stored, as a transcript's is, but every context leaves it out
+// (memctx reason orphan-tool-result).
+type UnpairedResult struct {
+	// Index (index) is the message's index in the request's messages (the
+	// first, when the request gives the same message twice).
+	Index int `json:"index" jsonschema:"description=the tool message's index in the request's messages"`
+	// ToolCallID (toolCallId) is the call id it gave.
+	ToolCallID string `json:"toolCallId" jsonschema:"description=the toolCallId it gave"`
+	// Detail (detail) says why, in words.
+	Detail string `json:"detail" jsonschema:"description=why it answers no call"`
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -14,7 +15,8 @@ import (
 // those, reason orphan-tool-result), and only those: a result appended in
 // a later request than its call is paired. The message is stored all the
 // same. Before (walk53), the answer said nothing and the result was lost
-// from every prompt unseen.
+// from every prompt unseen. The engine decides (engine.AppendResult's
+// Unpaired); the answer words it.
 func TestAppendUnpairedResult(t *testing.T) {
 	h := newHarness(t, true, server.Config{})
 	const (
@@ -22,6 +24,7 @@ func TestAppendUnpairedResult(t *testing.T) {
 		call   = `{"role":"assistant","toolCalls":[{"id":"c1","name":"lookup","arguments":{}}]}`
 		result = `{"role":"tool","toolCallId":"c1","name":"lookup","content":"found"}`
 		stray  = `{"role":"tool","toolCallId":"c9","name":"lookup","content":"stray"}`
+		named  = `{"id":"stray-1","role":"tool","toolCallId":"c9","name":"lookup","content":"stray"}`
 	)
 	cases := []struct {
 		name     string
@@ -36,14 +39,17 @@ func TestAppendUnpairedResult(t *testing.T) {
 		{"FirstMessage", [][]string{{stray}}, []int{0}},
 		{"AnsweredTwice", [][]string{{user, call, result}, {result}}, []int{0}},
 		{"AnsweredTwiceInRequest", [][]string{{user, call, result, result}}, []int{3}},
+		// One message given twice (same id) is one orphan, named once
+		// (rev57: it was named at both indexes).
+		{"SameMessageTwice", [][]string{{user, named, named}}, []int{1}},
 	}
-	// Past server.MaxPairLookups lookups in the stored thread, the rest
+	// Past engine.MaxPairLookups lookups in the stored thread, the rest
 	// of the request's results go unchecked.
 	var strays []string
 	var bounded []int
-	for i := range server.MaxPairLookups + 4 {
+	for i := range engine.MaxPairLookups + 4 {
 		strays = append(strays, strings.Replace(stray, "c9", fmt.Sprintf("s%d", i), 1))
-		if i < server.MaxPairLookups {
+		if i < engine.MaxPairLookups {
 			bounded = append(bounded, i)
 		}
 	}

@@ -1,0 +1,106 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/recall"
+)
+
+// TestAppendUnpaired: Append's result names, in Unpaired, each of the
+// request's tool messages that answers no call of the thread, by the
+// pairing rule the context applies (it drops exactly those, reason
+// orphan-tool-result), each message once (the same message given twice
+// in a request is one: the server named it twice, rev57), on both
+// backends. A result appended in a later request than its call is
+// paired. Past engine.MaxPairLookups stored lookups the rest are counted
+// in UnpairedUnchecked. Before, only mnemo serve said so: the library and
+// mnemo ingest stored such a result without a word.
+func TestAppendUnpaired(t *testing.T) {
+	user := engine.Message{Role: engine.RoleUser, Content: "look it up"}
+	call := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "lookup", Arguments: []byte(`{}`)}}}
+	result := engine.Message{Role: engine.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "found"}
+	stray := engine.Message{Role: engine.RoleTool, ToolCallID: "c9", Name: "lookup", Content: "stray"}
+	sameStray := stray
+	sameStray.ID = "stray-1"
+	againStray := stray
+	againStray.ID = "stray-2"
+	type req = []engine.Message
+	cases := []struct {
+		name     string
+		requests []req  // the thread's appends, in order
+		want     string // the last append's Unpaired, as index:seq:id
+	}{
+		{"SameRequest", []req{{user, call, result}}, ""},
+		{"LaterRequest", []req{{user, call}, {result}}, ""},
+		{"LaterRequestAfterOthers", []req{{user, call}, {user}, {result}}, ""},
+		{"NoSuchCall", []req{{user, call, result}, {stray}}, "0:4:c9 "},
+		{"NoSuchCallInRequest", []req{{user, call, stray, result}}, "2:3:c9 "},
+		{"FirstMessage", []req{{stray}}, "0:1:c9 "},
+		{"AnsweredTwice", []req{{user, call, result}, {result}}, "0:4:c1 "},
+		{"AnsweredTwiceInRequest", []req{{user, call, result, result}}, "3:4:c1 "},
+		{"SameMessageTwice", []req{{user, sameStray, sameStray}}, "1:2:c9 "},
+		{"SameMessageAgain", []req{{user, againStray}, {againStray}}, "0:2:c9 "},
+	}
+	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
+		ctx := context.Background()
+		e := b.MustOpen(t, engine.Config{Embedder: recall.HashEmbedder{}})
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				thread := "t-" + strings.ToLower(c.name)
+				var res *engine.AppendResult
+				for _, msgs := range c.requests {
+					var err error
+					if res, err = e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r1", Messages: msgs}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				got := ""
+				for _, u := range res.Unpaired {
+					got += fmt.Sprintf("%d:%d:%s ", u.Index, u.Seq, u.ToolCallID)
+				}
+				if got != c.want || res.UnpairedUnchecked != 0 {
+					t.Fatalf("Unpaired %q, %d unchecked; want %q, 0", got, res.UnpairedUnchecked, c.want)
+				}
+				lc, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread, RecentN: 20})
+				if err != nil {
+					t.Fatal(err)
+				}
+				orphans := 0
+				for _, d := range lc.MemCtx.Dropped {
+					if d.Reason == journal.ReasonOrphanToolResult {
+						orphans++
+					}
+				}
+				if orphans != len(res.Unpaired) {
+					t.Fatalf("the context dropped %d orphan results, the append named %d", orphans, len(res.Unpaired))
+				}
+			})
+		}
+		t.Run("Bounded", func(t *testing.T) {
+			// Each stray's walk back leaves the request (seq 1 is stored
+			// before it) undecided: each one asks the store.
+			msgs := req{user}
+			for i := range engine.MaxPairLookups + 4 {
+				s := stray
+				s.ToolCallID = fmt.Sprintf("s%d", i)
+				msgs = append(msgs, s)
+			}
+			if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t-bounded", ResourceID: "r1", Messages: req{user}}); err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t-bounded", Messages: msgs[1:]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Unpaired) != engine.MaxPairLookups || res.UnpairedUnchecked != 4 {
+				t.Fatalf("%d unpaired, %d unchecked; want %d and 4", len(res.Unpaired), res.UnpairedUnchecked, engine.MaxPairLookups)
+			}
+		})
+	})
+}
