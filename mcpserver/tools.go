@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -143,10 +144,8 @@ func (h *handlers) problem(err error, fields map[string]string) error {
 func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in AppendInput) (*mcp.CallToolResult, AppendOutput, error) {
 	b := server.AppendBody{ResourceID: in.ResourceID} // Append resolves a resource left out
 	for i, m := range in.Messages {
-		if m.Role == "tool" {
-			// The engine would say a tool message needs a toolCallId,
-			// which this tool refuses as an unknown field (readme57).
-			return nil, AppendOutput{}, fmt.Errorf("Invalid input: messages[%d].role \"tool\": %s (field messages[%d].role)", i, toolTurnsElsewhere, i)
+		if err := appendRole(i, m.Role); err != nil {
+			return nil, AppendOutput{}, err
 		}
 		b.Messages = append(b.Messages, server.MessageIn{ID: m.ID, Role: m.Role, Content: m.Content, Name: m.Name})
 	}
@@ -155,6 +154,31 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 		return nil, AppendOutput{}, h.fail(err)
 	}
 	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored, Created: res.Created, Evicted: res.Evicted}, nil
+}
+
+// appendRole refuses role, that of message i of memory_append, unless it
+// is one the tool takes, user or assistant, in the engine's words but
+// naming those two: the engine says "use user, assistant or tool", and a
+// tool turn is refused here (cli58). A tool turn is told where tool turns
+// go: the engine would say it needs a toolCallId, which this tool refuses
+// as an unknown field (readme57).
+func appendRole(i int, role string) error {
+	switch role {
+	case "user", "assistant":
+		return nil
+	case "tool":
+		return fmt.Errorf("Invalid input: messages[%d].role \"tool\": %s (field messages[%d].role)", i, toolTurnsElsewhere, i)
+	case "system":
+		return fmt.Errorf("Invalid input: invalid messages[%d].role: \"system\" is not stored: system prompts belong to the caller; use user or assistant (field messages[%d].role)", i, i)
+	}
+	if len(role) > 32 { // as the engine clips it, at a character boundary
+		n := 32
+		for n > 0 && !utf8.RuneStart(role[n]) {
+			n--
+		}
+		role = role[:n] + "…"
+	}
+	return fmt.Errorf("Invalid input: invalid messages[%d].role: must be user or assistant, got %q (field messages[%d].role)", i, role, i)
 }
 
 func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchInput) (*mcp.CallToolResult, SearchOutput, error) {

@@ -18,6 +18,9 @@ import (
 	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
+// utf8BOM is the UTF-8 byte-order mark, U+FEFF.
+var utf8BOM = []byte("\uFEFF")
+
 // maxMCPLine bounds one line of `mnemo mcp`'s input, as the go-sdk bounds
 // a frame (mcp.DefaultMaxLineLength, 16 MiB).
 const maxMCPLine = mcp.DefaultMaxLineLength
@@ -52,6 +55,10 @@ func (l *mcpLines) Read(p []byte) (int, error) {
 		}
 		line, long, err := l.readLine()
 		l.err = err
+		// A line's leading UTF-8 byte-order mark (a client's file saved
+		// "UTF-8 with BOM") is read through, as /mcp and /v1 read a body's:
+		// it was "the line is not one JSON value", the mark unnamed.
+		line = bytes.TrimPrefix(line, utf8BOM)
 		switch {
 		case long != nil:
 			l.tooLong(long)
@@ -106,6 +113,7 @@ func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 
 // badLine is the JSON-RPC error answering a line the SDK could not read,
 // or nil for a line it can: -32700 (parse error, id null) for a line
+// that begins with a UTF-16 byte-order mark (naming it), for a line
 // nested deeper than the SDK reads (mcpserver.MaxDepth, 1,000 levels;
 // mcpserver.DepthProblem, as /mcp of mnemo serve answers such a body) and
 // for a line that is not one JSON value (naming the byte where data after
@@ -116,6 +124,9 @@ func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 // /mcp of mnemo serve refuses such a body alike) and for a message or
 // batch that is not JSON-RPC 2.0.
 func badLine(line []byte) []byte {
+	if bytes.HasPrefix(line, []byte{0xFF, 0xFE}) || bytes.HasPrefix(line, []byte{0xFE, 0xFF}) {
+		return rpcError(nil, jsonrpc.CodeParseError, fmt.Sprintf("Parse error: the line is UTF-16 (it begins with the byte-order mark %X): send JSON as UTF-8", line[:2]))
+	}
 	if p := mcpserver.DepthProblem(line, "line"); p != "" {
 		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: "+p)
 	}

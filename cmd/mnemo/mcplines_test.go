@@ -160,3 +160,53 @@ func TestMCPLineTextAsGiven(t *testing.T) {
 		t.Errorf("got %s; want the id and the version as the line gave them", got)
 	}
 }
+
+// TestMCPLineBOM: a line that begins with a UTF-8 byte-order mark is read
+// as the message after it, as /mcp and /v1 read such a body, and the
+// session goes on; one that begins with a UTF-16 mark is a -32700 naming
+// it. Before (readme57), both were "the line is not one JSON value".
+func TestMCPLineBOM(t *testing.T) {
+	in := strings.Join([]string{
+		"\uFEFF" + `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		"\xFF\xFE{\x00}\x00",
+		"\uFEFF" + `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+	}, "\n") + "\n"
+	var out strings.Builder
+	m := &Main{Stdin: strings.NewReader(in), Stdout: &out, Stderr: io.Discard, Getenv: func(k string) string {
+		if k == "MNEMO_EMBEDDER" {
+			return "hash-384"
+		}
+		return ""
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if c := m.Run(ctx, []string{"--dir", t.TempDir(), "mcp", "--resources", "me"}); c != 0 {
+		t.Fatalf("mnemo mcp exit %d; output %s", c, out.String())
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var r struct {
+			ID     json.RawMessage `json:"id"`
+			Result json.RawMessage `json:"result"`
+			Error  *struct {
+				Code    int
+				Message string
+			} `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatalf("output line %q: %v", line, err)
+		}
+		if r.Error != nil {
+			got = append(got, fmt.Sprintf("%s error %d %s", r.ID, r.Error.Code, r.Error.Message))
+		} else {
+			got = append(got, string(r.ID)+" ok")
+		}
+	}
+	want := []string{"1 ok", "2 ok", "null error -32700 Parse error: the line is UTF-16 (it begins with the byte-order mark FFFE): send JSON as UTF-8"}
+	slices.Sort(got)
+	slices.Sort(want)
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Fatalf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
