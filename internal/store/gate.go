@@ -49,6 +49,15 @@ import (
 // are taken before a write begins, never inside one; the engine, server,
 // importer, MCP, CLI and salvage tests ran with a check that panicked on
 // such a re-entry and reported any wait of 20 s, and met neither.
+//
+// A writer waits at the gate holding database/sql's lock of its
+// connection (database/sql calls the driver's BeginTx and Exec under it).
+// Whatever waits for that lock (sql.Stmt.Close of a pool statement
+// prepared on the connection) waits for the gate too: it must hold nothing
+// the gate's holder may need. Stmts closes such a statement in a goroutine
+// of its own (closeLater, stmt.go); before, it closed it under its cache's
+// lock, which a holder's InTx wanted, and the writers queued behind failed
+// with ErrWriteBusy after BusyTimeoutMillis (gate58).
 
 // writeGate is the write gate of one database opened by Open: a FIFO
 // semaphore of weight 1 (golang.org/x/sync/semaphore: waiters are served

@@ -44,6 +44,10 @@ func (c *Stmts) Dialect() Dialect { return c.dialect }
 // Preparing takes a connection of the pool; the cache's lock is not held
 // meanwhile, so that a caller waiting for a connection never blocks
 // another's cache hit.
+//
+// Two callers may prepare query at once: the first to store its statement
+// wins, and the other's is closed in the background (closeLater), never
+// under the cache's lock nor in the caller's goroutine.
 func (c *Stmts) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
 	if s := c.cached(query); s != nil {
 		return s, nil
@@ -53,13 +57,33 @@ func (c *Stmts) Prepare(ctx context.Context, query string) (*sql.Stmt, error) {
 		return nil, fmt.Errorf("prepare: %w", err)
 	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if won := c.m[query]; won != nil {
-		s.Close() // another caller prepared it meanwhile
+	won := c.m[query]
+	if won == nil {
+		c.m[query] = s
+	}
+	c.mu.Unlock()
+	if won != nil {
+		closeLater(s) // another caller prepared it meanwhile
 		return won, nil
 	}
-	c.m[query] = s
 	return s, nil
+}
+
+// closeLater closes s, a pool statement, in a goroutine of its own.
+//
+// Closing a pool statement (sql.Stmt.Close) takes database/sql's lock of
+// each connection it was prepared on, and a connection whose write waits
+// at the write gate holds that lock for the whole wait (database/sql calls
+// the driver's BeginTx and Exec under it; gate.go). A close waiting so
+// while holding the cache's lock stalled the gate's holder in InTx until
+// the waiter gave up after BusyTimeoutMillis (TestLoad/sqlite: the writes
+// queued behind it failed with ErrWriteBusy; TestPrepareLoserBesideGate);
+// one in the caller's goroutine would stall a caller that holds the gate
+// the same way. The close needs no connection, and may end after the
+// pool's: database/sql finalizes a statement whose connection is closed
+// with the connection.
+func closeLater(s *sql.Stmt) {
+	go s.Close()
 }
 
 // cached returns query's pool statement, nil when not prepared yet.
