@@ -161,7 +161,7 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 			}
 			for _, t := range res.Threads {
 				fmt.Fprintf(c.Stdout, "%s thread %s (resource %s): idle %s, %s, %s\n",
-					verb, t.ThreadID, t.ResourceID, t.Idle.Round(time.Second), count(t.Messages, "message"), count(t.Bytes, "byte"))
+					verb, t.ThreadID, t.ResourceID, idleText(t.Idle), count(t.Messages, "message"), count(t.Bytes, "byte"))
 			}
 			fmt.Fprintf(c.Stdout, "%s %s\n", count(len(res.Threads), "thread"), verb)
 			if res.PrunedRuns > 0 {
@@ -210,4 +210,16 @@ func (c *ExpireCommand) noLifetime() bool {
 	}
 	d, err := time.ParseDuration(mc.Lifecycle.IdleTTL)
 	return err == nil && d == 0
+}
+
+// idleText is how long a thread has been idle, as expire prints it:
+// "under 1s" below a second, else the whole seconds it has been idle at
+// least ("1s" for 1.9 s, "912h0m0s"). Rounded, a thread idle 0.4 s was
+// "idle 0s" and one idle 0.6 s "idle 1s", which --idle 1s then did not
+// find (readme57).
+func idleText(d time.Duration) string {
+	if d < time.Second {
+		return "under 1s"
+	}
+	return d.Truncate(time.Second).String()
 }
