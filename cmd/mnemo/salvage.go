@@ -144,22 +144,24 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 	return nil
 }
 
-// printWAL says what the salvage found in the write-ahead log of its copy
-// (engine.SalvageReport.WAL), when it held commits past a damaged frame:
-// a note when its repair applied them all, else a warning that they are
-// not in the database, naming where they are kept.
+// printWAL says on standard error, as "mnemo salvage: note: …" or
+// "mnemo salvage: warning: …", what the salvage found in the write-ahead
+// log of its copy (engine.SalvageReport.WAL), when it held commits past a
+// damaged frame: a note when its repair applied them all, else a warning
+// that they are not in the database, naming where they are kept. (They
+// were on standard output, among the results, unlike check's notes.)
 func (c *SalvageCommand) printWAL(d *engine.WALDamage) {
 	switch {
 	case d == nil:
 	case d.SetAside:
 		c.printWALSetAside(d)
 	case d.Repaired:
-		fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged (%s) and repaired exactly in the salvaged copy: every commit was applied\n", frameList(d.DamagedFrames))
+		fmt.Fprintf(c.Stderr, "mnemo salvage: note: the write-ahead log was found damaged (%s) and repaired exactly in the salvaged copy: every commit was applied\n", frameList(d.DamagedFrames))
 	case d.Kept != "":
-		fmt.Fprintf(c.Stdout, "warning: the write-ahead log was found damaged (%s): %s (%s) after frame %d could not be applied and are not in the salvaged database; they are kept only in %s (restore from a backup taken after them, or accept the loss; mnemo check names it until it is deleted)\n",
+		fmt.Fprintf(c.Stderr, "mnemo salvage: warning: the write-ahead log was found damaged (%s): %s (%s) after frame %d could not be applied and are not in the salvaged database; they are kept only in %s (restore from a backup taken after them, or accept the loss; mnemo check names it until it is deleted)\n",
 			frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, d.Kept)
 	default:
-		fmt.Fprintf(c.Stdout, "warning: the write-ahead log %s is damaged (%s): %s (%s) after frame %d cannot be applied and are not in %s; the next open keeps the log as %s-wal.damaged-<UTC time>: run mnemo check\n",
+		fmt.Fprintf(c.Stderr, "mnemo salvage: warning: the write-ahead log %s is damaged (%s): %s (%s) after frame %d cannot be applied and are not in %s; the next open keeps the log as %s-wal.damaged-<UTC time>: run mnemo check\n",
 			d.Log, frameList(d.DamagedFrames), count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, engine.DatabaseFile, engine.DatabaseFile)
 	}
 }
@@ -176,14 +178,14 @@ func (c *SalvageCommand) printWALSetAside(d *engine.WALDamage) {
 		lost = fmt.Sprintf("%s (%s) after frame %d are NOT in %s", count(d.CommitsNotApplied, "commit"), count(d.FramesNotApplied, "frame"), d.AppliedThroughFrame, into)
 	}
 	if d.Kept == "" {
-		fmt.Fprintf(c.Stdout, "note: the write-ahead log %s is damaged, and its -shm says a checkpoint had copied its frames through %d into %s already: %s was read without it; %s; the next open sets the log aside unapplied, kept as %s-wal.damaged-<UTC time>\n",
+		fmt.Fprintf(c.Stderr, "mnemo salvage: note: the write-ahead log %s is damaged, and its -shm says a checkpoint had copied its frames through %d into %s already: %s was read without it; %s; the next open sets the log aside unapplied, kept as %s-wal.damaged-<UTC time>\n",
 			d.Log, d.AppliedThroughFrame, engine.DatabaseFile, engine.DatabaseFile, lost, engine.DatabaseFile)
 		return
 	}
 	if d.Lost() {
 		lost += "; they are kept only in " + d.Kept + " (restore from a backup taken after them, or accept the loss; mnemo check names it until it is deleted)"
 	}
-	fmt.Fprintf(c.Stdout, "note: the write-ahead log was found damaged, and its -shm says a checkpoint had copied its frames through %d into %s already: the salvage read %s without it (applying it would have rolled pages back; it is kept as %s); %s\n",
+	fmt.Fprintf(c.Stderr, "mnemo salvage: note: the write-ahead log was found damaged, and its -shm says a checkpoint had copied its frames through %d into %s already: the salvage read %s without it (applying it would have rolled pages back; it is kept as %s); %s\n",
 		d.AppliedThroughFrame, engine.DatabaseFile, engine.DatabaseFile, d.Kept, lost)
 }
 
