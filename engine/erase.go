@@ -361,6 +361,7 @@ func (e *Engine) eraseTx(ctx context.Context, tx *store.Tx, kind eraseKind, targ
 	}
 	steps := []func(context.Context, *store.Tx) error{
 		er.invalidateObservations, // observations, reflections, memo entries
+		er.forgetRecalled,         // recorded recallObservations results holding them
 		func(ctx context.Context, tx *store.Tx) error { return e.rebuildWorkingMemory(ctx, tx, er) },
 		er.scrubMemCtx,    // memctx previews and queries
 		er.deleteRows,     // rows, full results, embeddings, index removals
