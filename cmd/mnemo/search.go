@@ -23,15 +23,18 @@ import (
 )
 
 // searchHit is one hit of `mnemo search` output (rank order, range
-// neighbours after their hit).
+// neighbours after their hit). Message is the stored message, as
+// POST /v1/search's hits give it (`mnemo search --json`; a --queries
+// line's hits have none).
 type searchHit struct {
-	ThreadID  string   `json:"threadId"`
-	Seq       int64    `json:"seq"`
-	MessageID string   `json:"messageId"`
-	Score     *float64 `json:"score"`
-	Lexical   *float64 `json:"lexicalScore"`
-	Vector    *float64 `json:"vectorScore"`
-	Reason    string   `json:"reason"`
+	ThreadID  string          `json:"threadId"`
+	Seq       int64           `json:"seq"`
+	MessageID string          `json:"messageId"`
+	Message   *engine.Message `json:"message,omitempty"`
+	Score     *float64        `json:"score"`
+	Lexical   *float64        `json:"lexicalScore"`
+	Vector    *float64        `json:"vectorScore"`
+	Reason    string          `json:"reason"`
 }
 
 // searchQuery is one line of a --queries file.
@@ -157,12 +160,15 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	}
 	req := engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at}
 	if *asJSON {
-		// Ids and scores only: no message is read.
-		res, err := e.Search(ctx, req)
+		// Each hit with its message, as /v1/search and memory_search
+		// give it (readme57: the ids and scores alone, where the table
+		// has a preview). Bounded as theirs: past limits.maxAnswerBytes
+		// the error names --top-k and --range.
+		res, err := e.SearchMessages(ctx, req)
 		if err != nil {
-			return err
+			return answerFlagError(err, "")
 		}
-		if err := c.printJSON(map[string]any{"hits": rankOrder(res.Hits), "retrieval": res.Retrieval}); err != nil {
+		if err := c.printJSON(map[string]any{"hits": withMessages(res.Hits), "retrieval": res.Retrieval}); err != nil {
 			return err
 		}
 		c.noteEmptyScope(ctx, e, "", len(res.Hits), *resource, *thread)
@@ -351,6 +357,19 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		c.noteEmptyScope(ctx, e, fmt.Sprintf("%s:%d (%s): ", path, line, q.ID), len(res.Hits), q.Resource, q.Thread)
 	}
 	return sc.Err()
+}
+
+// withMessages is hits of SearchMessages (in rank order, range
+// neighbours after their hit) as `mnemo search --json` prints them: the
+// ids and scores of a --queries line's hits, and the message.
+func withMessages(hs []engine.SearchHit) []searchHit {
+	out := make([]searchHit, len(hs))
+	for i := range hs {
+		h := &hs[i]
+		out[i] = searchHit{ThreadID: h.Message.ThreadID, Seq: h.Message.Seq, MessageID: h.Message.ID, Message: &h.Message,
+			Score: h.Score, Lexical: h.Lexical, Vector: h.Vector, Reason: h.Reason}
+	}
+	return out
 }
 
 // rankOrder returns hits in rank order, each followed by its range
