@@ -2,6 +2,7 @@ package importer
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -392,7 +393,27 @@ func newExportRecord(thread, resource, title string, m engine.Message) exportRec
 	rec := exportRecord{Thread: thread, Resource: resource, Title: title, ID: m.ID, Role: m.Role, Content: m.Content,
 		Name: m.Name, ToolCallID: m.ToolCallID, Metadata: m.Metadata, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339Nano)}
 	for _, c := range m.ToolCalls {
+		c.Arguments = ingestedArguments(c.Arguments)
 		rec.ToolCalls = append(rec.ToolCalls, exportCall(c))
 	}
 	return rec
+}
+
+// ingestedArguments returns a tool call's arguments a, as stored, as an
+// import stores them (engine.ToolCallArgumentsOf): a string holding an
+// object, which a build before that rule kept as the model's text, is
+// written as the object, which is what ingest stores for it, so that a
+// NUL its text escapes ("{\"a\":\"\\u0000\"}") is one of the object
+// that scrubNUL replaces (as a string's it was written as stored, and
+// ingest refused the object). Anything else is a as stored.
+func ingestedArguments(a json.RawMessage) json.RawMessage {
+	t := bytes.TrimLeft(a, " \t\r\n")
+	if len(t) == 0 || t[0] != '"' {
+		return a
+	}
+	v, err := engine.ToolCallArgumentsOf(a)
+	if err != nil || len(v) == 0 || v[0] != '{' {
+		return a
+	}
+	return v
 }

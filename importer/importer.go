@@ -152,6 +152,32 @@ type Report struct {
 	Dispatches int `json:"dispatches,omitempty"`
 	// DispatchesSame counts the dispatches stored already (see Dispatches).
 	DispatchesSame int `json:"dispatchesSame,omitempty"`
+	// Unpaired counts the tool messages stored (now or before) that
+	// answer no call of their thread (engine.AppendResult.Unpaired): every
+	// context leaves them out (memctx reason orphan-tool-result).
+	Unpaired int `json:"unpaired,omitempty"`
+	// UnpairedUnchecked counts the tool messages the engine did not check
+	// for Unpaired (engine.AppendResult.UnpairedUnchecked).
+	UnpairedUnchecked int `json:"unpairedUnchecked,omitempty"`
+	// UnpairedFirst lists the first MaxUnpairedListed of Unpaired, in file
+	// order.
+	UnpairedFirst []UnpairedRecord `json:"-"`
+}
+
+// MaxUnpairedListed is how many unpaired tool messages a Report lists
+// (Report.UnpairedFirst); all are counted.
+const MaxUnpairedListed = 5
+
+// UnpairedRecord is a record whose tool message answers no call of its
+// thread (Report.Unpaired).
+type UnpairedRecord struct {
+	// Where is the record: "line N" (JSONL) or a JSON path.
+	Where string
+	// Thread is its thread, Seq its seq there.
+	Thread string
+	Seq    int64
+	// ToolCallID is the call id it gave.
+	ToolCallID string
 }
 
 // Appender is what Import needs of an engine.
@@ -363,7 +389,7 @@ func (w *writer) appendBatch(req engine.AppendRequest, wheres []string, unstored
 	}
 	res, err := w.e.Append(w.ctx, req)
 	if err == nil {
-		w.count(req, res)
+		w.count(req, res, wheres)
 		for _, u := range unstored {
 			w.noteUnstored(u)
 		}
@@ -395,7 +421,11 @@ func (w *writer) appendBatch(req engine.AppendRequest, wheres []string, unstored
 			}
 			return w.stop(req, wheres, i, err)
 		}
-		w.count(one, res)
+		var where []string
+		if i < len(wheres) {
+			where = wheres[i : i+1]
+		}
+		w.count(one, res, where)
 		if i < len(unstored) {
 			w.noteUnstored(unstored[i])
 		}
@@ -430,9 +460,23 @@ func (w *writer) noteUnstored(members []string) {
 	}
 }
 
-func (w *writer) count(req engine.AppendRequest, res *engine.AppendResult) {
+// count adds the stored append res of req (wheres: each message's
+// record) to the report.
+func (w *writer) count(req engine.AppendRequest, res *engine.AppendResult, wheres []string) {
 	w.resources[res.ResourceID] = true
 	w.threads[req.ThreadID] = true
 	w.rep.Messages += res.Stored
 	w.rep.Duplicates += res.Duplicates
+	w.rep.Unpaired += len(res.Unpaired)
+	w.rep.UnpairedUnchecked += res.UnpairedUnchecked
+	for _, u := range res.Unpaired {
+		if len(w.rep.UnpairedFirst) == MaxUnpairedListed {
+			break
+		}
+		where := ""
+		if u.Index < len(wheres) {
+			where = wheres[u.Index]
+		}
+		w.rep.UnpairedFirst = append(w.rep.UnpairedFirst, UnpairedRecord{Where: where, Thread: req.ThreadID, Seq: u.Seq, ToolCallID: u.ToolCallID})
+	}
 }

@@ -104,7 +104,7 @@ func TestZeroTimeRefused(t *testing.T) {
 		`{"thread":"t","resource":"r","role":"user","content":"zero","created_at":"0001-01-01T00:00:00Z"}` + "\n"),
 		Stdout: new(strings.Builder), Stderr: new(strings.Builder),
 		Getenv: func(k string) string { return map[string]string{"MNEMO_EMBEDDER": "hash-384"}[k] }}
-	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != 0 || !strings.Contains(m.Stderr.(*strings.Builder).String()+m.Stdout.(*strings.Builder).String(), "zero time") {
+	if code := m.Run(t.Context(), []string{"--dir", dir, "ingest", "-"}); code != exitSkipped || !strings.Contains(m.Stderr.(*strings.Builder).String()+m.Stdout.(*strings.Builder).String(), "zero time") {
 		t.Fatalf("ingest with a zero created_at: exit %d, want its line skipped for the zero time:\n%s%s", code, m.Stdout, m.Stderr)
 	}
 	for _, cmd := range [][]string{{"search", "--resource", "r", "garden"}, {"context", "--thread", "t"}} {

@@ -45,7 +45,7 @@ type IngestCommand struct{ *Main }
 func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 	fs := c.flags("ingest", "FILE... (- reads standard input, named once)")
 	format := fs.String("format", "auto", formatNames)
-	strict := fs.Bool("strict", false, "stop at the first malformed record instead of skipping it")
+	strict := fs.Bool("strict", false, "stop at the first malformed record (exit 1) instead of skipping it (exit 3 once the rest is stored)")
 	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
 	maxSpoolFlag := fs.String("max-spool", flagByteSize(DefaultMaxSpool), "the most copied of standard input, a pipe or a device (`SIZE`: 512MiB, 4GiB, in bytes without a unit) to $TMPDIR before it is imported; a regular FILE is read in place")
 	if err := parse(fs, args); err != nil {
@@ -157,6 +157,8 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			total.WorkingMemorySame += rep.WorkingMemorySame
 			total.Dispatches += rep.Dispatches
 			total.DispatchesSame += rep.DispatchesSame
+			total.Unpaired += rep.Unpaired
+			total.UnpairedUnchecked += rep.UnpairedUnchecked
 			addUnstored(&total, rep)
 			if fs.NArg() == 1 {
 				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
@@ -187,6 +189,10 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		default:
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
+	}
+	if failed == nil && total.Skipped > 0 {
+		// Stored but for the records named "skipped:": not exit 0 (ingest_skipped.go).
+		failed = &skippedError{total.Skipped}
 	}
 	if ie := (*interruptedError)(nil); ctx.Err() != nil && errors.As(failed, &ie) {
 		ie.msg += c.unindexed(ctx, e)
@@ -423,6 +429,7 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, w *out
 		for _, p := range rep.Problems {
 			fmt.Fprintf(c.Stderr, "skipped: %s: %s\n", p.Record(), p.Reason())
 		}
+		c.printUnpaired(label, rep)
 		rep.File = label
 		if !asJSON {
 			stopped := ""
@@ -633,7 +640,9 @@ func (c *IngestCommand) unindexed(ctx context.Context, e *engine.Engine) string 
 }
 
 // summary is an import's counts for a person: "1 resource, 2 threads, 3
-// messages stored, 0 already stored, 0 skipped", and when some lines had
+// messages stored, 0 already stored, 0 skipped", when some tool results
+// answer no call (printUnpaired lists them) "; 2 tool results answer no
+// call", and when some lines had
 // members mnemo does not store (importer.Report.Unstored) "; 3 lines had
 // members mnemo does not store: refusal, annotations"; "no messages read,
 // nothing stored" when the input held no record.
@@ -651,6 +660,12 @@ func summary(r *importer.Report) string {
 	}
 	if r.Dispatches+r.DispatchesSame > 0 {
 		s += fmt.Sprintf("; %s restored, %d already stored", count(r.Dispatches, "dispatch"), r.DispatchesSame)
+	}
+	switch {
+	case r.Unpaired == 1:
+		s += "; 1 tool result answers no call"
+	case r.Unpaired > 1:
+		s += fmt.Sprintf("; %d tool results answer no call", r.Unpaired)
 	}
 	switch {
 	case r.Unstored == 1 && len(r.UnstoredMembers) == 1:
@@ -671,5 +686,25 @@ func addUnstored(total, rep *importer.Report) {
 		if !slices.Contains(total.UnstoredMembers, m) {
 			total.UnstoredMembers = append(total.UnstoredMembers, m)
 		}
+	}
+}
+
+// printUnpaired lists on standard error the first of rep's tool results
+// that answer no call of their thread (importer.Report.UnpairedFirst),
+// and how many more there are: they are stored, but every context leaves
+// them out, which the import said nothing of.
+func (c *IngestCommand) printUnpaired(label string, rep *importer.Report) {
+	for _, u := range rep.UnpairedFirst {
+		fmt.Fprintf(c.Stderr, "unpaired: %s: tool_call_id %q (thread %s, seq %d) answers no call before it: stored, but every context leaves it out (memctx reason orphan-tool-result); give the assistant message making the call before it\n",
+			(&importer.RecordError{File: label, Where: u.Where}).Record(), u.ToolCallID, u.Thread, u.Seq)
+	}
+	switch more := rep.Unpaired - len(rep.UnpairedFirst); {
+	case more == 1:
+		fmt.Fprintf(c.Stderr, "unpaired: %s: 1 more tool result answers no call\n", label)
+	case more > 1:
+		fmt.Fprintf(c.Stderr, "unpaired: %s: %d more tool results answer no call\n", label, more)
+	}
+	if rep.UnpairedUnchecked > 0 {
+		fmt.Fprintf(c.Stderr, "unpaired: %s: %s not checked (more than %d lookups of a thread's calls in one batch)\n", label, count(rep.UnpairedUnchecked, "tool result"), engine.MaxPairLookups)
 	}
 }

@@ -320,6 +320,9 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		return 0
 	case errors.Is(err, errUsage):
 		return 2
+	case errors.As(err, new(*skippedError)):
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
+		return exitSkipped
 	case errors.As(err, new(*targetError)), errors.Is(err, errNoAPIKey):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		return 2
@@ -420,5 +423,5 @@ func (m *Main) usageTo(w io.Writer) {
 	}
 	fmt.Fprintf(w, "\nglobal flags:\n  --dir DIR        data directory (default $MNEMO_DIR, else %s)\n  --db URL         Postgres instead of a data directory: postgres://USER:PASSWORD@HOST:PORT/DATABASE (default $MNEMO_DB)\n  --embedder NAME  auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto)\n  --migrate-under-load  Postgres: migrate an older schema although older mnemo builds use it (docs/postgres.md, Upgrading)\n  --version        print the version\n", engine.DefaultDir)
 	fmt.Fprintf(w, "\nRun 'mnemo help COMMAND' (or 'mnemo COMMAND -h') for a command's flags.\n")
-	fmt.Fprintf(w, "\n--json: the answer is JSON on standard output; errors, warnings and progress are text on\nstandard error. Exit status: 0 done, 1 failed, 2 usage error (refused: nothing stored\nor erased), 130/143 stopped by SIGINT/SIGTERM (docs/cli.md, \"--json and exit codes\").\n")
+	fmt.Fprintf(w, "\n--json: the answer is JSON on standard output; errors, warnings and progress are text on\nstandard error. Exit status: 0 done, 1 failed, 2 usage error (refused: nothing stored\nor erased), 3 ingest stored but skipped records, 130/143 stopped by SIGINT/SIGTERM (docs/cli.md, \"--json and exit codes\").\n")
 }
