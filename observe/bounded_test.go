@@ -90,7 +90,9 @@ func TestObserverHeapBounded(t *testing.T) {
 	})
 	src := &longSource{n: n, size: size, heap: heap}
 	e := b.openEnv(t, b.Place(t), nil, f.model(t), observe.Config{MaxRounds: 2})
-	o, err := observe.New(observe.Config{DB: e.db, Journal: e.j, Source: src, Model: f.model(t), MaxRounds: 2})
+	// scripted echoes each 32 KiB turn, an answer past the default
+	// max_tokens (MaxAnswerBytesPerToken): this test's answers may be large.
+	o, err := observe.New(observe.Config{DB: e.db, Journal: e.j, Source: src, Model: f.model(t), MaxRounds: 2, MaxAnswerTokens: 1 << 16})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -364,5 +364,20 @@ func (o *Observer) complete(ctx context.Context, system, user string) (string, e
 		return out, fmt.Errorf("%w within %s (the observer's call bound: observe.callTimeout in mnemo.json, Config.CallTimeout in Go): %w",
 			ErrCallTimeout, o.cfg.CallTimeout, err)
 	}
+	if limit := o.cfg.MaxAnswerTokens * MaxAnswerBytesPerToken; err == nil && len(out) > limit {
+		return "", fmt.Errorf("%w: the answer is %d bytes, more than the %d tokens asked for can hold (at most %d bytes, %d a token: Config.MaxAnswerTokens); the endpoint did not honour max_tokens",
+			ErrMalformedAnswer, len(out), o.cfg.MaxAnswerTokens, limit, MaxAnswerBytesPerToken)
+	}
 	return out, err
 }
+
+// MaxAnswerBytesPerToken bounds an answer of the model by the tokens it was
+// asked for (Config.MaxAnswerTokens, sent as max_tokens): a longer answer,
+// from an endpoint that ignored max_tokens, is ErrMalformedAnswer, and
+// nothing of it is stored (its chunk is observed again at the next
+// observation). 16 bytes a token is above what a token of text holds, so an
+// answer within max_tokens always passes. Before, such an answer was
+// stored whole, up to the 8 MiB an HTTP answer may hold
+// (DefaultMaxResponseBytes): one observation of thousands of items that
+// every later prompt of its thread carried.
+const MaxAnswerBytesPerToken = 16
