@@ -417,12 +417,11 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, w *out
 	label := opt.Name
 	var bar *progressbar.ProgressBar
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
-		bar = progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(rawWriter(c.Stderr)), progressbar.OptionSetDescription("storing "+termSafeText(label)), progressbar.OptionShowBytes(true), progressbar.OptionShowIts(), progressbar.OptionThrottle(200*time.Millisecond))
-		opt.Progress = func(read, _ int64) { _ = bar.Set64(read) }
+		bar, opt.Progress = c.fileBar(fi.Size(), "storing "+termSafeText(label)) // barline.go
 	}
 	rep, err := importer.Import(ctx, e, path, opt)
 	if bar != nil {
-		_ = bar.Finish()
+		c.endBar(bar, err) // the lines below begin their own
 	}
 	erased := w.TakeErased()
 	if rep != nil {

@@ -39,7 +39,8 @@ func main() {
 	// events, memctx.retrieval), so the CLI keeps its output to its own words.
 	log.SetOutput(io.Discard)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
-	got := stopOnSignal(cancel, m.Running)
+	stderr := m.Stderr
+	got := stopOnSignal(cancel, m.Running, func(text string) { m.bar.say(stderr, text) })
 	code := m.Run(ctx, os.Args[1:])
 	os.Exit(m.exitAfter(code, got()))
 }
@@ -127,6 +128,10 @@ type Main struct {
 	// set"; nil before one is chosen): stored by Run and flags, read by
 	// stopOnSignal's goroutine.
 	running atomic.Pointer[string]
+
+	// bar is the line a progress bar draws on standard error, which the
+	// signal notices end before they are said (barline.go).
+	bar barLine
 }
 
 // setRunning records the running command (with its subcommand) for the

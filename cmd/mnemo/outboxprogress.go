@@ -36,8 +36,9 @@ func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64
 	case !isTerminal(m.Stderr):
 		return outboxLines(m.Stderr, total, what, progressLineEvery, pending, fn)
 	}
-	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(rawWriter(m.Stderr)), progressbar.OptionSetDescription(what),
+	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(m.bar.writer(rawWriter(m.Stderr))), progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
+	bar.StartWithoutRender() // its first frame's rate is over the first 250 ms, not over the microseconds since its first count
 	stop := every(250*time.Millisecond, func() {
 		if n, ok := pending(); ok && n > 0 {
 			_ = bar.Set64(max(total-n, 0))
@@ -48,7 +49,7 @@ func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64
 	if err == nil {
 		_ = bar.Finish()
 	}
-	fmt.Fprintln(m.Stderr)
+	m.bar.end()
 	return err
 }
 

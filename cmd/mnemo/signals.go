@@ -42,7 +42,9 @@ func graceFor(command string) time.Duration {
 
 // stopOnSignal cancels the command's context on the first SIGINT or
 // SIGTERM and exits with exitCode when the command has not returned within
-// graceFor it, or at once on a second signal. Its notices start "mnemo
+// graceFor it, or at once on a second signal. Its notices are said with
+// say (on a line of their own: Main.bar's say ends a progress bar's line
+// first; they were written after the bar's frame). They start "mnemo
 // COMMAND:" as every error line does, COMMAND being what running returns
 // then ("mnemo:" before a command is chosen). It returns a function that
 // reports the signal received, if any. The signals are those earlysignal
@@ -51,12 +53,12 @@ func graceFor(command string) time.Duration {
 // said; it is now noticed here, before the command begins ("mnemo:
 // interrupt: stopping …", no command being chosen yet), and the command
 // starts on a cancelled context.
-func stopOnSignal(cancel context.CancelFunc, running func() string) func() os.Signal {
+func stopOnSignal(cancel context.CancelFunc, running func() string, say func(string)) func() os.Signal {
 	sigs := earlysignal.C
 	var got atomic.Value
 	stop := func(sig os.Signal) {
 		got.Store(sig)
-		fmt.Fprintf(os.Stderr, "%s: %v: stopping (send it again to stop at once)\n", noticePrefix(running()), sig)
+		say(fmt.Sprintf("%s: %v: stopping (send it again to stop at once)\n", noticePrefix(running()), sig))
 		cancel()
 	}
 	var early os.Signal
@@ -75,7 +77,7 @@ func stopOnSignal(cancel context.CancelFunc, running func() string) func() os.Si
 		select {
 		case <-sigs:
 		case <-time.After(grace):
-			fmt.Fprintf(os.Stderr, "%s: still busy %s after %v; exiting (the next open completes the work)\n", noticePrefix(running()), grace, sig)
+			say(fmt.Sprintf("%s: still busy %s after %v; exiting (the next open completes the work)\n", noticePrefix(running()), grace, sig))
 		}
 		os.Exit(exitCode(sig))
 	}()
