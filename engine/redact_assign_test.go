@@ -193,6 +193,20 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"colon-in-string-reference-kept", `log: "password: ${DB_PASSWORD}" level=info`, `log: "password: ${DB_PASSWORD}" level=info`},
 		{"colon-in-string-quote-in-value", `log: "password: hu"nter2 x" level=info`, `log: "password: ` + m + `" level=info`},
 		{"colon-quote-no-string-open", `password: Tr0ub"4dor XQ" x`, `password: ` + m},
+		// red58 #5, #6: an inch mark or an apostrophe opens no string (a
+		// lone " earlier on the line cut the value at its own quote and
+		// kept the words after it), and a single-quoted string ends a
+		// value as a double-quoted one does (its words after the string
+		// were taken); a single-quoted value is replaced to its quote.
+		{"colon-inch-mark-no-string", `He is 6'2" tall. password: correct horse "battery" staple`, `He is 6'2" tall. password: ` + m},
+		{"colon-inch-mark-no-string-spaced", `it's 5" wide, password: abcd "efgh" ijkl`, `it's 5" wide, password: ` + m},
+		{"colon-single-quoted-string", `log: 'password: abcd efgh' level=info`, `log: 'password: ` + m + `' level=info`},
+		{"colon-single-quoted-apostrophe-in-value", `log: 'password: it's abcd' level=info`, `log: 'password: ` + m + `' level=info`},
+		{"colon-single-quote-in-double-string", `log: "it 'password: abcd efgh' x" level=info`, `log: "it 'password: ` + m + `" level=info`},
+		{"colon-double-quote-in-single-string", `log: 'say "password: abcd efgh" x' level=info`, `log: 'say "password: ` + m + `' level=info`},
+		{"colon-single-quoted-odd-quotes-whole", `log: 'password: it' s abcd' lev`, `log: 'password: ` + m},
+		{"colon-single-quoted-pairs-after", `ENCODING 'password: SQL_ASCII' LC_COLLATE 'C' x`, `ENCODING 'password: ` + m + `' LC_COLLATE 'C' x`},
+		{"single-quoted-value-kept-quotes", `password: 'abcd efgh' level=info`, `password: '` + m + `' level=info`},
 		// red57: an empty value before an unindented key is kept, and the
 		// key's own value is found (the kept match took its line).
 		{"colon-unindented-key-value", `credentials:\ntoken: abcd1234`, `credentials:\ntoken: ` + m},

@@ -14,7 +14,8 @@ import (
 // strings that are ids, timestamps or phone numbers seldom pass both. The
 // number may not follow a letter, a digit, '_', '.' or ',' (a decimal's
 // fraction, 0.4111111111111111, stays) nor run on into a fraction
-// (4111111111111111.5), and grouped digits may not run on into further
+// (4111111111111111.5; a fraction of zeros, 4111111111111111.0 as Python
+// prints a float, is none), and grouped digits may not run on into further
 // groups of four (a row of numbers in a tool's output, 4023 2746 7357 3214
 // 8983, where four of the groups pass the checks as often as any 16
 // digits: walk41 #2; 16 digits together then a group, 4111111111111111
@@ -22,7 +23,7 @@ import (
 // one rejected match, so no later part of it is matched either.
 func cardRule() Rule {
 	return Rule{Name: "payment-card",
-		Pattern:     mustRe(`(?P<edge>^|[^0-9A-Za-z_.,]|\\[nrtbf])(?:\d{13,19}\b|(?:\d{4}(?: \d{4}){2,3}(?: \d{1,3})?|\d{4}(?:-\d{4}){2,3}(?:-\d{1,3})?|\d{4} \d{6} \d{4,5}|\d{4}-\d{6}-\d{4,5})\b(?:[ -]\d{4}\b)*)(?:\.\d)?`),
+		Pattern:     mustRe(`(?P<edge>^|[^0-9A-Za-z_.,]|\\[nrtbf])(?:\d{13,19}\b|(?:\d{4}(?: \d{4}){2,3}(?: \d{1,3})?|\d{4}(?:-\d{4}){2,3}(?:-\d{1,3})?|\d{4} \d{6} \d{4,5}|\d{4}-\d{6}-\d{4,5})\b(?:[ -]\d{4}\b)*)(?:\.\d+)?`),
 		Replacement: "${edge}" + RedactionMark, Triggers: cardTriggers(), Verify: cardNumber, may: digitRun}
 }
 
@@ -97,23 +98,29 @@ func cardTriggers() []string {
 	return out
 }
 
-// decimal is a match that runs on into a decimal's fraction
-// (4111111111111111.5): the pattern takes the point and a digit after the
-// number so that cardNumber can see them. A grouped match that runs on
-// into further groups of four digits needs no look: the pattern takes
-// them all, and their 20 digits or more are no brand's length.
-var decimal = mustRe(`\.\d$`)
-
 // cardNumber reports whether the digits of match are a card number: a
-// brand's range and length, the Luhn check, and not round.
+// brand's range and length, the Luhn check, and not round. A fraction the
+// pattern took after the number (4111111111111111.5) makes it a decimal
+// and no card, unless it is zeros only (4111111111111111.0, a whole
+// number as Python and JavaScript print a float: red58 found it kept in
+// text such as token=… {"n":4111111111111111.0}, whose JSON is redacted
+// as text). A grouped match that runs on into further groups of four
+// digits needs no look: the pattern takes them all, and their 20 digits
+// or more are no brand's length.
 func cardNumber(match string) bool {
+	if i := strings.LastIndexByte(match, '.'); i >= 0 {
+		if strings.Trim(match[i+1:], "0") != "" {
+			return false
+		}
+		match = match[:i]
+	}
 	digits := strings.Map(func(r rune) rune {
 		if '0' <= r && r <= '9' {
 			return r
 		}
 		return -1
 	}, match)
-	return !decimal.MatchString(match) && knownBrand(digits) && luhn(digits) && !round(digits)
+	return knownBrand(digits) && luhn(digits) && !round(digits)
 }
 
 // roundZeros is how many zeros end a round number.

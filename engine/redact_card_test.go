@@ -41,6 +41,11 @@ func TestRedactCardNumbers(t *testing.T) {
 		{"mc 5105105105105100 ok", "5105105105105100"},
 		{"jcb five zeros 3530111333300000 ok", "3530111333300000"},
 		{`{"card": 4.000000000000002e15}`, "4.000000000000002e15"},
+		// red58 #2: a whole number printed as a float, in JSON that is
+		// redacted as text (after a credential's value on its line) and
+		// in prose.
+		{`token=abc123def {"n":4111111111111111.0}`, "4111111111111111"},
+		{"total 4111111111111111.00 paid", "4111111111111111"},
 	} {
 		got := r.Redact(c.text)
 		if strings.Contains(got, c.digits) || !strings.Contains(got, engine.RedactionMark) {
@@ -58,21 +63,22 @@ func TestRedactCardNumbers(t *testing.T) {
 func TestRedactCardLookAlikes(t *testing.T) {
 	r := engine.DefaultRedactor()
 	for _, s := range []string{
-		"order 4111111111111112 shipped",              // Luhn fails
-		"ts=1733433600000",                            // Unix milliseconds
-		"ts=1733433600000000 µs",                      // microseconds
-		"ns 1733433600000000000",                      // nanoseconds
-		"call +4915112345678 or 4915112345678",        // phone numbers (Luhn-valid, 13 digits, Visa's old length)
-		"tel 0044 7700 9001 2345",                     // grouped digits, no brand
-		"snowflake 1180123456789012345",               // Discord/Twitter id
-		"ISBN 9780306406157",                          // ISBN-13
-		"IMEI 490154203237518",                        // Luhn-valid, 15 digits, not Amex
-		"IBAN DE89 3704 0044 0532 0130 00",            // grouped, 18 digits from 37
-		"score 0.4111111111111111",                    // a decimal's fraction
-		"x 4111111111111111.5",                        // a decimal
-		"41111111111111111111",                        // 20 digits
-		"ORD4111111111111111 and id_4111111111111111", // glued to a word
-		"sha 4111111111111111abc",                     // part of a hex word
+		"order 4111111111111112 shipped",                // Luhn fails
+		"ts=1733433600000",                              // Unix milliseconds
+		"ts=1733433600000000 µs",                        // microseconds
+		"ns 1733433600000000000",                        // nanoseconds
+		"call +4915112345678 or 4915112345678",          // phone numbers (Luhn-valid, 13 digits, Visa's old length)
+		"tel 0044 7700 9001 2345",                       // grouped digits, no brand
+		"snowflake 1180123456789012345",                 // Discord/Twitter id
+		"ISBN 9780306406157",                            // ISBN-13
+		"IMEI 490154203237518",                          // Luhn-valid, 15 digits, not Amex
+		"IBAN DE89 3704 0044 0532 0130 00",              // grouped, 18 digits from 37
+		"score 0.4111111111111111",                      // a decimal's fraction
+		"x 4111111111111111.5",                          // a decimal
+		"x 4111111111111111.05 and 4111111111111111.50", // decimals with a zero
+		"41111111111111111111",                          // 20 digits
+		"ORD4111111111111111 and id_4111111111111111",   // glued to a word
+		"sha 4111111111111111abc",                       // part of a hex word
 		`{"embedding":[0.4111111111111111,-0.5555555555554444]}`,
 		"2024-12-05 21:59:59.123456789",
 		"amount 1234567890123 cents",

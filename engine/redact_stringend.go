@@ -13,12 +13,15 @@ const minBareValue = 4
 // or prose-secret's: a bare value after a name and a colon (form 2:
 // lineValue, lineAfterBreak; proseValue's sentence) runs to the end of its
 // line, through blanks and quotes (a passphrase, password: Tr0ub"4dor).
-// When the name is in a double-quoted string that opened earlier on the
-// line (log: "password: abcdefgh" level=info), or in an escaped one
+// When the name is in a double- or single-quoted string that opened
+// earlier on the line (log: "password: abcdefgh" level=info, log:
+// 'password: abcd efgh' level=info; quoteScan tells a quote that opens a
+// string from an inch mark or an apostrophe), or in an escaped one
 // (log: \"password: abcdefgh\" level=info, a JSON string cut short), the
 // value ends before the string's closing quote instead, and blanks before
 // the quote stay. Before (red57), the words after the string went with
-// the value and the closing quote was lost. A value cut shorter than
+// the value and the closing quote was lost; before red58, so in a
+// single-quoted string. A value cut shorter than
 // minBareValue bytes, or before the end of a group, is no match
 // (log: "token: ab" x keeps ab, as log: "token: ab" does). A quote
 // with no blank, end or one of ,;)]}& after it is the value's
@@ -43,11 +46,14 @@ func stringEnd(pattern *regexp.Regexp) func(s string, m []int, qs *quoteScan) (q
 			}
 		}
 		quote := from
-		switch open, escaped := qs.inString(s, m[0]); {
+		switch q, escaped := qs.inString(s, m[0]); {
 		case escaped:
 			quote += escapedClosingQuote(s[from:m[1]])
-		case open:
-			quote += closingQuote(s[from:m[1]], 0, '"')
+		case q != 0:
+			quote += closingQuote(s[from:m[1]], 0, q)
+			if quote < m[1] && oddQuotes(s[quote+1:m[1]], q) {
+				return m[1], m[1] // which quote closes the string is unclear
+			}
 		default:
 			return m[1], m[1]
 		}
@@ -67,38 +73,80 @@ func stringEnd(pattern *regexp.Regexp) func(s string, m []int, qs *quoteScan) (q
 	}
 }
 
-// quoteScan reads the double quotes of a text's lines, once: the
-// matches of one search ask about offsets in increasing order, and each
-// asking from its line's start made a raw line of many escaped ones
-// (password: abcdefgh\npassword: …) quadratic. The zero value is ready.
+// quoteScan reads the quotes of a text's lines, once: the matches of one
+// search ask about offsets in increasing order, and each asking from its
+// line's start made a raw line of many escaped ones (password:
+// abcdefgh\npassword: …) quadratic. The zero value is ready.
 type quoteScan struct {
-	pos           int // the offset read up to
-	open, escaped bool
+	pos     int  // the offset read up to
+	open    byte // the quote of the string open at pos ('"', '\''), or 0
+	escaped bool // inside an escaped string (\"…)
 }
 
-// inString reports whether offset at of s is inside a double-quoted
-// string (open) and inside an escaped one in it (escaped: \"…): its line,
-// from the last line feed before at, holds an odd number of unescaped
-// double quotes, or of escaped ones, before it. An offset before the
-// last one asked about reads its line again.
-func (q *quoteScan) inString(s string, at int) (open, escaped bool) {
+// inString reports the quote of the string that offset at of s is in
+// (q: '"' or '\”, 0 for none) and whether it is inside an escaped double-
+// quoted one (escaped: \"…), reading its line from the last line feed
+// before at. A quote opens a string only after no ASCII letter or digit:
+// the inch mark of 6'2" and the apostrophe of don't open none (red58: a
+// lone " earlier on a line cut a value at a quote of its own). Inside a
+// string, the other quote is text, and a single quote before a letter or
+// digit (it's) does not close it. An offset before the last one asked
+// about reads its line again.
+func (q *quoteScan) inString(s string, at int) (open byte, escaped bool) {
 	if at < q.pos {
 		*q = quoteScan{pos: strings.LastIndexByte(s[:at], '\n') + 1}
 	}
 	for ; q.pos < at; q.pos++ {
-		switch s[q.pos] {
+		switch c := s[q.pos]; c {
 		case '\n':
-			q.open, q.escaped = false, false
+			q.open, q.escaped = 0, false
 		case '\\':
 			if q.pos+1 < at && s[q.pos+1] == '"' {
 				q.escaped = !q.escaped
 			}
 			q.pos++ // the escaped byte
-		case '"':
-			q.open = !q.open
+		case '"', '\'':
+			q.open = q.quote(s, c)
 		}
 	}
 	return q.open, q.escaped
+}
+
+// quote returns the quote state after the quote c at q.pos of s.
+func (q *quoteScan) quote(s string, c byte) byte {
+	switch {
+	case q.open == 0:
+		if q.pos > 0 && isAlnum(s[q.pos-1]) {
+			return 0 // 6'2", don't
+		}
+		return c
+	case q.open != c:
+		return q.open // the other quote is the string's text
+	case c == '\'' && q.pos+1 < len(s) && isAlnum(s[q.pos+1]):
+		return c // it's
+	}
+	return 0
+}
+
+// oddQuotes reports whether rest, the line after a string's closing
+// quote q, holds an odd number of quotes q (unescaped; for a single quote,
+// not between two ASCII letters or digits, as in it's): one of them may
+// close the string as well (log: 'password: it' s abcd' x, a possessive
+// kids' in a single-quoted string), and the value is then taken to the
+// end of its line, as before red58. An even number (SQL's 'C' 'C') pairs.
+func oddQuotes(rest string, q byte) bool {
+	n := 0
+	for i := 0; i < len(rest); i++ {
+		switch {
+		case rest[i] == '\\':
+			i++
+		case rest[i] != q:
+		case q == '\'' && i > 0 && i+1 < len(rest) && isAlnum(rest[i-1]) && isAlnum(rest[i+1]):
+		default:
+			n++
+		}
+	}
+	return n%2 == 1
 }
 
 // escapedClosingQuote is the offset in v of its first escaped double
