@@ -69,7 +69,7 @@ func (e *Engine) ThreadlessOwners(ctx context.Context, threadID string) ([]strin
 // not empty) whose runs are recorded under thread with no stored thread
 // of theirs, sorted.
 func ghostOwners(ctx context.Context, conn store.Conn, thread string, only []string) ([]string, error) {
-	runs, err := journal.GhostRuns(ctx, conn, thread, "", TombstonePrefix, tombstoneLen)
+	runs, err := journal.GhostRuns(ctx, conn, thread, "")
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -86,7 +86,7 @@ func ghostOwners(ctx context.Context, conn store.Conn, thread string, only []str
 // ghostThreads returns, through conn, the thread ids of resource's runs
 // that have no stored thread of resource.
 func ghostThreads(ctx context.Context, conn store.Conn, resource string) ([]string, error) {
-	runs, err := journal.GhostRuns(ctx, conn, "", resource, TombstonePrefix, tombstoneLen)
+	runs, err := journal.GhostRuns(ctx, conn, "", resource)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
@@ -104,7 +104,7 @@ func ghostThreads(ctx context.Context, conn store.Conn, resource string) ([]stri
 // lifetime (Lifecycle.IdleTTL) or the operator's override. One entry per
 // thread id and resource.
 func (e *Engine) dueGhosts(ctx context.Context, conn store.Conn, req ExpireRequest, now time.Time) ([]ExpiredThread, error) {
-	runs, err := journal.GhostRuns(ctx, conn, "", req.ResourceID, TombstonePrefix, tombstoneLen)
+	runs, err := journal.GhostRuns(ctx, conn, "", req.ResourceID)
 	if err != nil {
 		return nil, fmt.Errorf("engine: expire: %w", err)
 	}
@@ -130,7 +130,7 @@ func (e *Engine) dueGhosts(ctx context.Context, conn store.Conn, req ExpireReque
 // stored thread of resource's: resource's runs on it must still be due at now
 // (errNotDue), and there must be some (ErrThreadNotFound).
 func (e *Engine) ghostGuard(ctx context.Context, tx *store.Tx, threadID, resourceID string, now time.Time, override time.Duration) error {
-	runs, err := journal.GhostRuns(ctx, tx, threadID, resourceID, TombstonePrefix, tombstoneLen)
+	runs, err := journal.GhostRuns(ctx, tx, threadID, resourceID)
 	if err != nil {
 		return fmt.Errorf("engine: expire: %w", err)
 	}

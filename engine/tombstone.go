@@ -38,12 +38,6 @@ func newTombstones() (*tombstones, error) {
 	return &tombstones{key: key}, nil
 }
 
-// tombstoneLen is the length of a tombstone (of): TombstonePrefix and 20
-// hex digits. journal.GhostRuns takes an id of this length with the
-// prefix for one; an id stored before ValidNewID refused the prefix
-// ("erased-x") is, at another length, a thread id.
-const tombstoneLen = journal.TombstoneLen
-
 // of returns the tombstone of id: TombstonePrefix and 20 hex digits.
 func (t *tombstones) of(id string) string {
 	mac := hmac.New(sha256.New, t.key)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -19,10 +18,13 @@ import (
 // run: ThreadlessOwners names its resource and DeleteThread erases it.
 // Before, both skipped it as an erased thread's tombstone
 // (journal.GhostRuns left out every thread id with the prefix): nil, and
-// ErrThreadNotFound with the run kept. A real tombstone (another
-// resource's run kept, its thread id entombed, when the thread was
-// erased, as builds before 2026-12-06 did) is still not a thread: ThreadlessOwners is nil, DeleteThread
-// ErrThreadNotFound, the run kept.
+// ErrThreadNotFound with the run kept. A run whose thread id is a real
+// tombstone (another resource's run, its thread id entombed and its query
+// kept when the thread was erased, as builds before 2026-12-06 did) is its
+// resource's run with no stored thread too: ThreadlessOwners names alice,
+// DeleteThread of the tombstone erases it (they said nil and
+// ErrThreadNotFound, and nothing but DeleteResource reached it: walk56
+// F1; its expiry: TestLegacyEntombedRunExpires).
 func TestLegacyPrefixGhostErased(t *testing.T) {
 	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
 		ctx := context.Background()
@@ -51,24 +53,15 @@ func TestLegacyPrefixGhostErased(t *testing.T) {
 		}
 		// A build before 2026-12-06 entombed alice's run's thread id when
 		// bob's thread was erased (walk56 F1); such a record is made here.
-		const tomb = engine.TombstonePrefix + "0123456789abcdef0123"
-		for _, q := range []string{`UPDATE journal SET thread_id = ? WHERE key = ?`, `UPDATE runs SET thread_id = ? WHERE id = ?`} {
-			key := journal.MemCtxKey("alice-run")
-			if strings.HasPrefix(q, "UPDATE runs") {
-				key = "alice-run"
-			}
-			if _, err := engine.ConnOf(e).ExecContext(ctx, q, tomb, key); err != nil {
-				t.Fatal(err)
-			}
+		entombLegacy(t, e, "alice-run")
+		if owners, err := e.ThreadlessOwners(ctx, legacyTomb); err != nil || !slices.Equal(owners, []string{"alice"}) {
+			t.Errorf("ThreadlessOwners(%s) = %v, %v; want [alice]", legacyTomb, owners, err)
 		}
-		if owners, err := e.ThreadlessOwners(ctx, tomb); err != nil || owners != nil {
-			t.Errorf("ThreadlessOwners(%s) = %v, %v; want none: a tombstone", tomb, owners, err)
+		if res, err := e.DeleteThread(ctx, legacyTomb); err != nil || res.Runs != 1 {
+			t.Errorf("DeleteThread(%s) = %+v, %v; want alice's run erased", legacyTomb, res, err)
 		}
-		if _, err := e.DeleteThread(ctx, tomb); !errors.Is(err, engine.ErrThreadNotFound) {
-			t.Errorf("DeleteThread(%s): %v, want ErrThreadNotFound", tomb, err)
-		}
-		if _, err := e.Journal().MemCtx(ctx, "alice-run"); err != nil {
-			t.Errorf("alice's run after DeleteThread of its tombstone: %v, want it kept", err)
+		if _, err := e.Journal().MemCtx(ctx, "alice-run"); !errors.Is(err, journal.ErrNotFound) {
+			t.Errorf("alice's run after DeleteThread of its tombstone: %v, want ErrNotFound", err)
 		}
 	})
 }

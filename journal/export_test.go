@@ -27,7 +27,7 @@ var ErasurePlans = []struct {
 	{"EntombThread", entombThreadJournal, []any{"t1", "erased-t1", "r1", "erased-r1", ""}},
 	{"EntombResource", entombResourceJournal, []any{"r1", "erased-r1"}},
 	{"NamedThreads", namedThreads, []any{"r1", ScopeMemCtx}},
-	{"GhostRuns", ghostThreadsWalk, []any{ScopeMemCtx, "", "", 7, "erased-", 27}},
+	{"GhostRuns", ghostThreadsWalk, []any{ScopeMemCtx, "", ""}},
 }
 
 // AgedQuery exposes PruneAged's selection to the tests, which read its plan.

@@ -13,8 +13,7 @@ import (
 // ghostThreadsWalk is GhostRuns' statement with neither a thread nor a
 // resource (Expire's, every call): the memctx records' thread ids, each
 // the least above the one before (a seek of journal_by_thread), then the
-// records of those that are no tombstone and that no stored thread of
-// their resource holds (?2 and ?3 are "" here: the walk starts above the
+// records of those that no stored thread of their resource holds (?2 and ?3 are "" here: the walk starts above the
 // empty id): every record of an id with no stored thread, and of a stored
 // thread's id the records of other resources (their LoadContext on the id
 // before the thread's resource created it), read as two ranges of
@@ -28,9 +27,9 @@ const ghostThreadsWalk = `WITH RECURSIVE ids(id) AS (
 		SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ?2
 		UNION ALL SELECT (SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ids.id) FROM ids WHERE ids.id IS NOT NULL),
 	owned(id, owner) AS (SELECT ids.id, threads.resource_id FROM ids CROSS JOIN threads
-		WHERE ids.id IS NOT NULL AND ?3 = '' AND NOT (substr(ids.id, 1, ?4) = ?5 AND length(ids.id) = ?6) AND threads.id = ids.id)
+		WHERE ids.id IS NOT NULL AND ?3 = '' AND threads.id = ids.id)
 	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM ids CROSS JOIN journal j
-	WHERE ids.id IS NOT NULL AND ?3 = '' AND NOT (substr(ids.id, 1, ?4) = ?5 AND length(ids.id) = ?6) AND j.scope = ?1 AND j.thread_id = ids.id
+	WHERE ids.id IS NOT NULL AND ?3 = '' AND j.scope = ?1 AND j.thread_id = ids.id
 	AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = ids.id)
 	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM owned CROSS JOIN journal j
 	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = owned.id AND j.resource_id < owned.owner
@@ -61,22 +60,24 @@ type GhostRun struct {
 // no row in the threads table of the record's resource (none, or another
 // resource's thread), restricted to thread and to resource
 // when they are not empty, in thread, resource and time order. A thread
-// id that is already a tombstone (an erased thread's kept record: tombLen
-// characters beginning with tomb) is not one; an id that merely begins
-// as tombstones do (a thread id stored before such ids were reserved,
-// "erased-g") is. With a thread or a resource it seeks
-// journal_by_thread or journal_by_resource; with neither it walks the
-// thread ids of the memctx records (a seek from each to the next, one per
-// thread id, stored or a tombstone) and reads the records of those with no
-// stored thread, and of a stored thread's id only the other resources'
-// (ghostThreadsWalk).
+// id that is a tombstone is one too: no build since 2026-12-06 keeps a
+// memctx record under a tombstone (an erasure deletes its owners' runs'
+// records and leaves other resources' as they are), but builds before
+// rewrote the thread id of another resource's run on an erased thread's
+// id to the tombstone and kept its query (walk56 F1), and such a run is
+// its resource's, with no stored thread, as any (so are the records of
+// a thread id stored before such ids were reserved, "erased-g"). With a
+// thread or a resource it seeks journal_by_thread or
+// journal_by_resource; with neither it walks the thread ids of the
+// memctx records (a seek from each to the next, one per thread id) and
+// reads the records of those with no stored thread, and of a stored
+// thread's id only the other resources' (ghostThreadsWalk).
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
-func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb string, tombLen int) ([]GhostRun, error) {
+func GhostRuns(ctx context.Context, conn store.Conn, thread, resource string) ([]GhostRun, error) {
 	q := `SELECT key, thread_id, resource_id, created_at FROM journal
 		WHERE scope = ?1 AND thread_id <> '' AND (?2 = '' OR thread_id = ?2) AND (?3 = '' OR resource_id = ?3)
-		AND NOT (substr(thread_id, 1, ?4) = ?5 AND length(thread_id) = ?6)
 		AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = journal.thread_id AND threads.resource_id = journal.resource_id)`
 	// The equalities again, unconditional, and no ORDER BY (sorted
 	// below): with "?2 = '' OR" alone, or with the ORDER BY, SQLite's
@@ -93,7 +94,7 @@ func GhostRuns(ctx context.Context, conn store.Conn, thread, resource, tomb stri
 	if thread == "" && resource == "" {
 		q = ghostThreadsWalk
 	}
-	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource, len(tomb), tomb, tombLen)
+	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource)
 	if err != nil {
 		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
 	}
