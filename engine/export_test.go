@@ -288,6 +288,17 @@ func SetBeforeIndexReopen(e *Engine, f func() error) {
 	e.idx.reopen.Store(&f)
 }
 
+// SetAfterDeleteDrain makes an erasure's purge on SQLite call f once it
+// drained the outbox's delete rows, before it counts those deferred; nil
+// removes it.
+func SetAfterDeleteDrain(e *Engine, f func()) {
+	if f == nil {
+		e.erasure.drained.Store(nil)
+		return
+	}
+	e.erasure.drained.Store(&f)
+}
+
 // SetBeforeMemCtx makes LoadContext call f once its context is composed,
 // before the transaction that stores its memctx record; nil removes it.
 func SetBeforeMemCtx(e *Engine, f func()) {

@@ -373,12 +373,26 @@ type OutboxRow struct {
 }
 
 // PendingDeletes counts the outbox's index removals (delete rows) with ids
-// up to last (LastDelete's, read before draining them): the rows of an
-// erasure committed later are that erasure's to apply and check.
+// up to last (LastDelete's): the removals owed.
 func (s *Store) PendingDeletes(ctx context.Context, last int64) (int64, error) {
 	var pending int64
 	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ? AND id <= ?`, OpDelete, last).Scan(&pending)
 	return pending, err
+}
+
+// DeferredDeletes counts the outbox's index removals (delete rows) with
+// ids up to last (LastDelete's, read before draining them) that failed at
+// least once (attempts above 0: deferred, due again after a backoff). A
+// drain of the rows up to last that read no due row leaves only such rows
+// of its own; the others it finds are rows an erasure committed since
+// then, which that erasure applies and checks: SQLite gives a new row the
+// id one above the largest stored (the outbox's ids are rowids, with no
+// AUTOINCREMENT), so once a drain deleted the newest rows, a later
+// erasure's rows take their ids again, at or below last.
+func (s *Store) DeferredDeletes(ctx context.Context, last int64) (int64, error) {
+	var n int64
+	err := s.conn.QueryRowContext(ctx, `SELECT COUNT(*) FROM outbox WHERE op = ? AND id <= ? AND attempts > 0`, OpDelete, last).Scan(&n)
+	return n, err
 }
 
 // LastDelete is the id of the outbox's newest delete row; ok is false when

@@ -114,6 +114,20 @@ func testEraseMessages(t *testing.T, b backend) {
 	if err != nil || len(due) != 10 || due[0].Op != "delete" || due[0].MessageID != ids[0] || due[0].Resource != "r1" {
 		t.Fatalf("DueDeletes = %+v, %v", due, err)
 	}
+	// None failed yet; one deferred after a failure counts (a drain's
+	// check: the rows still due are a later erasure's).
+	if n, err := s.DeferredDeletes(ctx, last); err != nil || n != 0 {
+		t.Fatalf("DeferredDeletes before any failure = %d, %v; want 0", n, err)
+	}
+	if err := s.DeferOutbox(ctx, []msgstore.Deferral{{ID: due[0].ID, Op: msgstore.OpDelete, NotBefore: time.Now().Add(time.Minute)}}); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := s.DeferredDeletes(ctx, last); err != nil || n != 1 {
+		t.Fatalf("DeferredDeletes after one deferral = %d, %v; want 1", n, err)
+	}
+	if n, err := s.DeferredDeletes(ctx, due[0].ID-1); err != nil || n != 0 {
+		t.Fatalf("DeferredDeletes below the deferred row = %d, %v; want 0", n, err)
+	}
 }
 
 func TestErasedOfThreadNotFound(t *testing.T) { forEachBackend(t, testErasedOfThreadNotFound) }
