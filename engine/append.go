@@ -84,8 +84,12 @@ type AppendResult struct {
 // other content or metadata (the same message twice is stored once); a
 // *DispatchPendingError (errors.Is ErrDispatchPending) when a new assistant
 // message makes a call whose id an earlier dispatch of the thread, still
-// pending, makes (settle that dispatch first). On any
-// error nothing of the request is stored.
+// pending, makes (settle that dispatch first); ErrDatabaseCorrupt once
+// SQLite has reported a damaged page of mnemo.db to any of the engine's
+// reads or writes since Open (Ping's error): the file does not heal, and
+// its remedy, a backup restored, would drop what was appended since, so
+// nothing more is taken until it is restored or salvaged (erasures and
+// expiry still run). On any error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
 	return e.appendWith(ctx, req, appendHooks{})
 }
@@ -106,6 +110,9 @@ type appendHooks struct {
 // appendWith is Append with hooks in its transaction.
 func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks appendHooks) (*AppendResult, error) {
 	if err := e.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.damagedFile(); err != nil {
 		return nil, err
 	}
 	req.Messages = append([]Message(nil), req.Messages...) // never alias the caller's slice

@@ -72,12 +72,24 @@ var ErrMessageNotFound = errors.New("engine: message not found")
 var ErrInconsistent = errors.New("engine: inconsistent")
 
 // ErrDatabaseCorrupt is matched (through a *CheckError) by the error Check
-// returns when SQLite's own integrity check of the database file fails, and
+// returns when SQLite's own integrity check of the database file fails,
 // by the error Open returns when SQLite cannot read the file at all (a
-// truncated or overwritten mnemo.db: SQLITE_CORRUPT or SQLITE_NOTADB): the
-// authority itself is damaged, so rebuilding the indexes cannot repair it;
-// restore the database from a backup.
-var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
+// truncated or overwritten mnemo.db: SQLITE_CORRUPT or SQLITE_NOTADB), by
+// the error of any read or write that met a damaged page of mnemo.db
+// (SQLite's error, its text unchanged), and by the error of Append (and
+// of BeginDispatch and SettleDispatch, which append) once one has: the
+// authority itself is damaged, so rebuilding the indexes cannot repair
+// it; restore the database from a backup, or run mnemo salvage. On
+// Postgres, IsDatabaseCorrupt also knows the server's damaged data.
+var ErrDatabaseCorrupt = store.ErrDatabaseCorrupt
+
+// IsDatabaseCorrupt reports whether err is a damaged database's: it
+// matches ErrDatabaseCorrupt, or it is Postgres's report of damaged data,
+// SQLSTATE XX001 data_corrupted (a damaged table page) or XX002
+// index_corrupted (a damaged index: REINDEX repairs it).
+func IsDatabaseCorrupt(err error) bool {
+	return errors.Is(err, ErrDatabaseCorrupt) || store.IsCorrupt(err)
+}
 
 // ErrDatabaseEmpty is matched, with ErrDatabaseCorrupt, by the error Open
 // returns when mnemo.db has 0 bytes, or is a SQLite header at schema

@@ -60,9 +60,8 @@ func (e *Engine) Ping(ctx context.Context) error {
 	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
-	if e.db != nil && store.Damaged(e.db) {
-		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
-			ErrDatabaseCorrupt, filepath.Join(e.dir, DatabaseFile))
+	if err := e.damagedFile(); err != nil {
+		return err
 	}
 	if err := e.unlinkedDatabase(); err != nil {
 		return err
@@ -71,4 +70,15 @@ func (e *Engine) Ping(ctx context.Context) error {
 		return fmt.Errorf("engine: ping: %w", err)
 	}
 	return nil
+}
+
+// damagedFile returns ErrDatabaseCorrupt, naming the file, once SQLite has
+// reported a damaged page of mnemo.db to any of the engine's reads or
+// writes since Open; nil before, and on Postgres.
+func (e *Engine) damagedFile() error {
+	if e.db == nil || !store.Damaged(e.db) {
+		return nil
+	}
+	return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
+		ErrDatabaseCorrupt, filepath.Join(e.dir, DatabaseFile))
 }

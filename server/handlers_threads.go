@@ -46,7 +46,7 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 			// A damaged file does not heal: a load balancer must stop
 			// sending traffic here until the operator restores it, and no
 			// Retry-After invites a client to try again in seconds.
-			return nil, &apiError{kind: kindUnavailable, detail: "the database file was found damaged; restore it from a backup or run mnemo salvage (the server log has the path)", cause: err, lasting: true}
+			return nil, databaseDamaged(err)
 		}
 		if ue := (*engine.UnlinkedDatabaseError)(nil); errors.As(err, &ue) {
 			// The log has the /proc path to copy the removed file from:

@@ -56,7 +56,12 @@ func newHarness(t *testing.T, withTokens bool, cfg server.Config) *harness {
 // newHarnessOn is newHarness over an engine opened with ecfg.
 func newHarnessOn(t *testing.T, withTokens bool, cfg server.Config, ecfg engine.Config) *harness {
 	t.Helper()
-	e := enginetest.MustOpen(t, ecfg)
+	return newHarnessFor(t, withTokens, cfg, enginetest.MustOpen(t, ecfg))
+}
+
+// newHarnessFor is newHarness over the engine e, which the caller closes.
+func newHarnessFor(t *testing.T, withTokens bool, cfg server.Config, e *engine.Engine) *harness {
+	t.Helper()
 	cfg.Engine = e
 	if withTokens {
 		tok, err := server.ParseTokens([]byte(testTokens))

@@ -355,6 +355,8 @@ func classify(err error) *apiError {
 			"run %s cannot be replayed: its turns pass %d bytes (the server's limits.maxAnswerBytes); a server with a larger limits.maxAnswerBytes replays it", rt.RunID, rt.Limit)}
 	case busy(err) != nil:
 		return busy(err)
+	case databaseDamaged(err) != nil:
+		return databaseDamaged(err)
 	}
 	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
 }

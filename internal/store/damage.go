@@ -40,10 +40,14 @@ type damage struct {
 // *damage.
 var damages sync.Map
 
-// note records err when it reports damage, and returns it.
+// note records err when it reports damage, and returns it, matching
+// ErrDatabaseCorrupt then (its text unchanged).
 func (d *damage) note(err error) error {
 	if err != nil && IsCorrupt(err) {
 		d.seen.Store(true)
+		if !errors.Is(err, ErrDatabaseCorrupt) {
+			return corruptError{err}
+		}
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package store_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,6 +66,10 @@ func TestCloseDamagedKeepsWAL(t *testing.T) {
 			err = db.QueryRowContext(ctx, `SELECT count(*) FROM z`).Scan(&rows)
 			if store.IsCorrupt(err) != damaged || store.Damaged(db) != damaged {
 				t.Fatalf("reading z: %v; Damaged %v, want %v", err, store.Damaged(db), damaged)
+			}
+			// The read's own error says so too (errors.Is), SQLite's text kept.
+			if errors.Is(err, store.ErrDatabaseCorrupt) != damaged || damaged && !strings.Contains(err.Error(), "malformed") {
+				t.Fatalf("reading z: %v: errors.Is ErrDatabaseCorrupt %v, want %v with SQLite's text", err, errors.Is(err, store.ErrDatabaseCorrupt), damaged)
 			}
 			mainBytes, _ := os.ReadFile(path)
 			walBytes, err := os.ReadFile(path + "-wal")

@@ -27,10 +27,41 @@ const (
 	sqliteNotADB  = 26 // SQLITE_NOTADB: the file is not a database
 )
 
+// ErrDatabaseCorrupt is matched by the error of any statement, row read
+// or commit of a database Open opened that SQLite answered with
+// SQLITE_CORRUPT or SQLITE_NOTADB (a damaged page met): the error keeps
+// SQLite's text and its *sqlite.Error (IsCorrupt). Its text names engine,
+// not this package: the engine re-exports this value
+// (engine.ErrDatabaseCorrupt), and users meet it there.
+var ErrDatabaseCorrupt = errors.New("engine: database file is corrupt")
+
+// corruptError is SQLite's error of a damaged file, as it is, that also
+// matches ErrDatabaseCorrupt.
+type corruptError struct{ err error }
+
+func (e corruptError) Error() string        { return e.err.Error() }
+func (e corruptError) Unwrap() error        { return e.err }
+func (e corruptError) Is(target error) bool { return target == ErrDatabaseCorrupt }
+
+// Postgres's SQLSTATEs of damaged data (class XX, internal error:
+// https://www.postgresql.org/docs/current/errcodes-appendix.html).
+const (
+	pgDataCorrupted  = "XX001" // data_corrupted: a damaged table page ("invalid page in block")
+	pgIndexCorrupted = "XX002" // index_corrupted: a damaged index
+)
+
 // IsCorrupt reports whether err (from Open, or any query) is SQLite's
 // report of a damaged database file: SQLITE_CORRUPT or SQLITE_NOTADB, in
-// any of their extended forms. A truncated mnemo.db fails Open so.
+// any of their extended forms (a truncated mnemo.db fails Open so); or
+// Postgres's report of damaged data: SQLSTATE XX001 data_corrupted or
+// XX002 index_corrupted, read through a SQLState() string method (pgx's
+// *pgconn.PgError has one), so this package does not link pgx.
 func IsCorrupt(err error) bool {
+	var pg interface{ SQLState() string }
+	if errors.As(err, &pg) {
+		state := pg.SQLState()
+		return state == pgDataCorrupted || state == pgIndexCorrupted
+	}
 	var se *sqlite.Error
 	if !errors.As(err, &se) {
 		return false

@@ -5,10 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -190,5 +193,17 @@ func TestOpenRefusesForeignSchema(t *testing.T) {
 				t.Fatalf("%d tables, want the 1 it held", tables)
 			}
 		})
+	}
+}
+
+// TestIsCorruptPostgres: Postgres's SQLSTATEs of damaged data, XX001
+// data_corrupted and XX002 index_corrupted, are damage; XX000 (an internal
+// error) and other classes are not.
+func TestIsCorruptPostgres(t *testing.T) {
+	for code, want := range map[string]bool{"XX001": true, "XX002": true, "XX000": false, "40001": false, "23505": false} {
+		err := fmt.Errorf("engine: read: %w", &pgconn.PgError{Code: code, Message: "invalid page in block 7 of relation base/5/16384"})
+		if got := store.IsCorrupt(err); got != want {
+			t.Errorf("IsCorrupt(SQLSTATE %s) = %v, want %v", code, got, want)
+		}
 	}
 }
