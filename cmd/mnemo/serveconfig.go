@@ -382,8 +382,7 @@ func (e *storedConfigError) advice() string {
 // store writes c, less its working memory (stored in the database), as
 // dir's stored configuration (0600, atomically).
 func (c *memoryConfig) store(dir string) error {
-	cc := *c
-	cc.WorkingMemory = nil
+	cc := c.storedForm()
 	b, err := json.MarshalIndent(&cc, "", "  ")
 	if err != nil {
 		return err
@@ -412,6 +411,38 @@ func (c *memoryConfig) store(dir string) error {
 		os.Remove(tmp)
 	}
 	return err
+}
+
+// storedForm is c as store writes it: less its working memory, and with
+// every bound that is 0 left out, as a 0 keepRuns and a 0 quota bound
+// are by omitempty: retention.maxAge and lifecycle.idleTtl of a zero
+// duration ("0s", "0h"), which means what leaving them out means, no bound
+// (docs/operations.md, "Zero is no bound"), and an empty retention. It
+// changes nothing of c. lifecycle.sweepEvery "0s" is kept: it turns the
+// sweep off, where none is the default.
+func (c *memoryConfig) storedForm() memoryConfig {
+	cc := *c
+	cc.WorkingMemory = nil
+	zero := func(d string) bool {
+		v, err := time.ParseDuration(d)
+		return d != "" && err == nil && v == 0
+	}
+	if r := cc.Retention; r != nil {
+		rc := *r
+		if zero(rc.MaxAge) {
+			rc.MaxAge = ""
+		}
+		cc.Retention = &rc
+		if rc == (retentionConfig{}) {
+			cc.Retention = nil
+		}
+	}
+	if l := cc.Lifecycle; l != nil && zero(l.IdleTTL) {
+		lc := *l
+		lc.IdleTTL = ""
+		cc.Lifecycle = &lc
+	}
+	return cc
 }
 
 // workingConfig returns the working.Config, or nil when working memory is off.
