@@ -50,6 +50,11 @@ type SalvageTable struct {
 	// no content), or a large tool result whose full text was lost. Lost
 	// messages' seqs are in SalvageReport.Lost.
 	Garbled int64 `json:"garbled,omitempty"`
+	// Redigested counts messages kept (in Kept) whose stored digest was
+	// damaged while their text reads whole: the digest agreed with the
+	// text's on at least 48 of its 64 hex digits, in place, so the damage
+	// hit the digest's bytes, not the text; the digest is recomputed.
+	Redigested int64 `json:"redigested,omitempty"`
 	// Orphans counts rows read but dropped because what they belong to
 	// was lost (the embedding of a lost message, an observation of a lost
 	// thread, the history of a lost working-memory state, a dispatch
@@ -273,7 +278,7 @@ const stagingPrefix = ".salvage-"
 func (r *SalvageReport) fill(res *salvage.Report) {
 	r.ThreadsRebuilt, r.Lost = res.ThreadsRebuilt, res.Lost
 	for _, t := range res.Tables {
-		st := SalvageTable{Name: t.Name, Kept: t.Kept, Invalid: t.Invalid, Garbled: t.Garbled, Orphans: t.Orphans, Missing: t.Missing}
+		st := SalvageTable{Name: t.Name, Kept: t.Kept, Invalid: t.Invalid, Garbled: t.Garbled, Redigested: t.Redigested, Orphans: t.Orphans, Missing: t.Missing}
 		for _, u := range t.Unreadable {
 			st.Unreadable = append(st.Unreadable, [2]int64{u.From, u.To})
 		}

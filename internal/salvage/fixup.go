@@ -74,13 +74,13 @@ func repair(ctx context.Context, dst string, now time.Time, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	garbled, err := dropGarbled(ctx, tx)
+	garbled, redigested, err := dropGarbled(ctx, tx)
 	if err != nil {
 		return err
 	}
 	garbled += misplaced
 	if t := rep.table("messages"); t != nil {
-		t.Garbled, t.Kept = garbled, t.Kept-garbled
+		t.Garbled, t.Kept, t.Redigested = t.Garbled+garbled, t.Kept-garbled, redigested // the copy's own garbled rows (valid.go) counted first
 	}
 	n, err := exec(ctx, tx, rebuildThreads)
 	if err != nil {
@@ -189,18 +189,27 @@ func recordLost(ctx context.Context, tx *sql.Tx, now time.Time) ([]journal.LostR
 // is not the digest of their text as read: a damaged overflow page (SQLite
 // checks no content) or a lost large tool result (message_blobs) leaves a
 // row that reads whole but does not say what was appended. Their seqs are
-// then recorded as lost like those of unreadable rows. It returns how many.
-func dropGarbled(ctx context.Context, tx *sql.Tx) (int64, error) {
+// then recorded as lost like those of unreadable rows. A message whose
+// digest alone was hit (digestOnly) is kept, its digest recomputed. It
+// returns how many it dropped and how many it kept so.
+func dropGarbled(ctx context.Context, tx *sql.Tx) (dropped, redigested int64, err error) {
 	bad, err := garbled(ctx, tx)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for _, m := range bad {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM messages WHERE pk = ?`, m.pk); err != nil {
-			return 0, fmt.Errorf("salvage: %w", err)
+		q, args := `DELETE FROM messages WHERE pk = ?`, []any{m.pk}
+		if m.digestOnly {
+			q, args = `UPDATE messages SET digest = ? WHERE pk = ?`, []any{m.digest, m.pk}
+			redigested++
+		} else {
+			dropped++
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return 0, 0, fmt.Errorf("salvage: %w", err)
 		}
 	}
-	return int64(len(bad)), nil
+	return dropped, redigested, nil
 }
 
 // garbledMessage is a message whose text does not match its digest.
@@ -208,6 +217,35 @@ type garbledMessage struct {
 	pk     int64
 	thread string
 	seq    int64
+	// digest is the digest of the text as read.
+	digest string
+	// digestOnly is set when the damage hit the stored digest, not the
+	// text (digestOnly's rule).
+	digestOnly bool
+}
+
+// digestAgree is how many of a stored digest's 64 hex digits must equal
+// the recomputed digest's, in place, for the text to be the one digested
+// and the digest the damaged value: bytes flipped in place change the
+// digits they hit, and leave the others; a text changed by a single bit
+// gives a digest whose digits agree with the stored one's by chance, 1 in
+// 16 each, 4 of 64 on average: 48 or more has odds below 10^-40.
+const digestAgree = 48
+
+// digestOnly reports whether the stored digest differs from the digest of
+// the text as read (want) only where damage hit it: it has want's length
+// and agrees with it on at least digestAgree digits, in place.
+func digestOnly(stored, want string) bool {
+	if len(stored) != len(want) {
+		return false
+	}
+	agree := 0
+	for i := range len(want) {
+		if stored[i] == want[i] {
+			agree++
+		}
+	}
+	return agree >= digestAgree
 }
 
 // garbled returns the messages whose stored digest is not the digest of
@@ -228,7 +266,8 @@ func garbled(ctx context.Context, q interface {
 		if err := rows.Scan(&m.pk, &m.thread, &m.seq, &role, &content, &name, &callID, &calls, &dg); err != nil {
 			return nil, fmt.Errorf("salvage: digests: %w", err)
 		}
-		if msgstore.Digest(role, content, name, callID, []byte(calls)) != dg {
+		if m.digest = msgstore.Digest(role, content, name, callID, []byte(calls)); m.digest != dg {
+			m.digestOnly = digestOnly(dg, m.digest)
 			bad = append(bad, m)
 		}
 	}

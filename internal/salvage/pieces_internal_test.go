@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/journal"
 )
 
@@ -104,5 +105,36 @@ func TestGarbledRow(t *testing.T) {
 				t.Fatalf("garbledRow(%s, %v) = %v, want %v", tc.table, tc.vals, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestDigestOnly: a stored digest that differs from the text's only in
+// bytes damage overwrote (up to 16 of its 64 digits, hex or not) is the
+// digest's damage; one of another text, or cut short, is not.
+func TestDigestOnly(t *testing.T) {
+	want := msgstore.Digest("user", "the refund was approved", "", "", nil)
+	other := msgstore.Digest("user", "the refund was approvee", "", "", nil)
+	hit := func(n int, with byte) string {
+		b := []byte(want)
+		for i := range n {
+			b[10+i] = with
+		}
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name, stored string
+		ok           bool
+	}{
+		{"8 digits to a hex digit", hit(8, '0'), true},
+		{"8 bytes not hex", hit(8, 0xff), true},
+		{"16 bytes", hit(16, 0xff), true},
+		{"17 bytes", hit(17, 0xff), false},
+		{"another text's digest", other, false},
+		{"cut short", want[:60], false},
+		{"empty", "", false},
+	} {
+		if got := digestOnly(tc.stored, want); got != tc.ok {
+			t.Errorf("%s: digestOnly = %v, want %v", tc.name, got, tc.ok)
+		}
 	}
 }

@@ -47,6 +47,12 @@ type Table struct {
 	// overflow page, or a large tool result whose full text was lost) or
 	// their seq is out of place in their thread (seqs.go).
 	Garbled int64 `json:"garbled,omitempty"`
+	// Redigested counts messages kept (in Kept) whose stored digest was
+	// damaged while the text it covers reads whole: the digest agrees with
+	// the text's on at least 48 of its 64 hex digits, in place, so only
+	// the digest's bytes were hit (fixup.go's digestOnly); it is
+	// recomputed.
+	Redigested int64 `json:"redigested,omitempty"`
 	// Orphans counts rows read but dropped because what they belong to
 	// was lost (an embedding of a lost message, an observation of a lost
 	// thread, …).
@@ -209,6 +215,10 @@ func Check(ctx context.Context, path string, limit int) ([]string, error) {
 	for i, m := range bad {
 		if i == limit {
 			break
+		}
+		if m.digestOnly {
+			found = append(found, fmt.Sprintf("message %d of thread %s: its digest is damaged, its text reads whole (a salvage keeps it and recomputes the digest)", m.seq, m.thread))
+			continue
 		}
 		found = append(found, fmt.Sprintf("message %d of thread %s: its text does not match its digest (garbled)", m.seq, m.thread))
 	}
