@@ -125,7 +125,15 @@ type ContextMessage struct {
 //     ⦃ 〈 ⟨ ⟪ ⧼ ❮, full-width ｛ ＜), the CJK corner and double angle
 //     brackets (「 『 《) and the guillemets (« ‹) (walk56 F4). A run of
 //     render-v9 whose text held none of these replays byte for byte.
-const RenderVersion = "render-v10"
+//   - render-v11: marker-shaped text also quoted after an escaped
+//     bracket ("&#91;recalled", "&lbrack;", "\u005brecalled"), with
+//     spaces, dashes, dots or underscores between the letters ("[r e c a
+//     l l e d", "[re-called"), and, before mnemo's middle dot or a look-
+//     alike, the word's stem and after a vertical bar ("[recall · thread
+//     t1", "|recalled · thread t1"), and the marker's tool-output
+//     phrase ("[untrusted tool output]") (walk56 F4, mark58). A run of render-v10 whose text held none of
+//     these replays byte for byte.
+const RenderVersion = "render-v11"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

@@ -97,7 +97,7 @@ func spelledForm(r rune) []rune {
 // ("⒭" is "(r)"), whose closing bracket breaks any word it would begin:
 // "⒭ecalled" reads "(r)ecalled", not a marker. Read once.
 var spelledForms = sync.OnceValue(func() map[rune]string {
-	brackets := classSet(markerBracketClass())
+	brackets := classSet(markerBracketClass() + markerBarClass())
 	out := map[rune]string{}
 	for _, rg := range compatRanges {
 	next:
@@ -116,17 +116,31 @@ var spelledForms = sync.OnceValue(func() map[rune]string {
 	return out
 })
 
-// markerLetterClasses are, for each letter of MarkerWord, the members of a
-// regexp character class matching every character read as it:
-// markerReads, markerConfusables, and each character whose baseForm is
-// one of those (the full-width, mathematical, script and circled forms,
-// "ⅼ", "Ⅰ", and the letters with accents, "ŕ", "é", "ë"). It reads
-// compatRanges once (about 20,000 characters).
-func markerLetterClasses() map[rune]string {
+// letterReads are the ASCII and confusable characters a reader takes for
+// the letter l of a phrase's word: markerReads and markerConfusables for
+// the letters of MarkerWord, the letter in both cases for the others.
+func letterReads(l rune) string {
+	if r, ok := markerReads[l]; ok {
+		return r + markerConfusables[l]
+	}
+	return string(l) + strings.ToUpper(string(l))
+}
+
+// phraseLetters are the letters of the phrases' words (phraseDefs), each
+// once.
+const phraseLetters = "recaldunsto"
+
+// letterClasses are, for each letter of the phrases' words (MarkerWord,
+// stemWord, untrustedWord, toolWord), the members of a regexp character
+// class matching every character read as it: letterReads, and each
+// character whose baseForm is one of those (the full-width,
+// mathematical, script and circled forms, "ⅼ", "Ⅰ", and the letters
+// with accents, "ŕ", "é", "ë"). Built once from baseForms.
+var letterClasses = sync.OnceValue(func() map[rune]string {
 	reads := map[rune]string{}
 	classes := map[rune]*strings.Builder{}
-	for _, l := range MarkerWord {
-		reads[l] = markerReads[l] + markerConfusables[l]
+	for _, l := range phraseLetters {
+		reads[l] = letterReads(l)
 		classes[l] = &strings.Builder{}
 		for _, r := range reads[l] {
 			classes[l].WriteString(regexp.QuoteMeta(string(r)))
@@ -144,21 +158,29 @@ func markerLetterClasses() map[rune]string {
 		out[l] = b.String()
 	}
 	return out
-}
+})
 
-// markerBracketClass is the members of a regexp character class matching
-// every opening bracket read as '[' or '(': markerBrackets and each
-// character whose baseForm is one of them ("︵", "﹝", "︻").
-func markerBracketClass() string {
+// withForms is the members of a regexp character class matching each
+// character of chars and each character whose baseForm is one of them
+// (for the brackets "︵", "﹝", "︻"; "｜" for '|'; "･" for '・').
+func withForms(chars string) string {
 	var b strings.Builder
-	b.WriteString(regexp.QuoteMeta(markerBrackets))
+	b.WriteString(regexp.QuoteMeta(chars))
 	forEachBaseForm(func(r, base rune) {
-		if strings.ContainsRune(markerBrackets, base) && !strings.ContainsRune(markerBrackets, r) {
+		if strings.ContainsRune(chars, base) && !strings.ContainsRune(chars, r) {
 			b.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	})
 	return b.String()
 }
+
+// markerBracketClass is the members of a regexp character class matching
+// every opening bracket: markerBrackets withForms.
+func markerBracketClass() string { return withForms(markerBrackets) }
+
+// markerBarClass is the members of a regexp character class matching
+// every vertical bar an opener may be: markerBars withForms.
+func markerBarClass() string { return withForms(markerBars) }
 
 // markerBlankClass is the members of a regexp character class matching
 // every character allowed between the bracket and the word: blank, and
@@ -172,6 +194,37 @@ func markerBlankClass() string {
 			b.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	})
+	return b.String()
+}
+
+// breakClass is the members of a regexp character class matching every
+// character read as a break between two letters of a word: invisible
+// characters and combining marks (between), spaces (markerBlankClass),
+// markerDashes, and each character whose baseForm is a dash, a minus,
+// '_' or '.' ("⁻", "．"). A reader takes "[r e c a l l e d" and
+// "[re-called" for the word.
+func breakClass() string {
+	var b strings.Builder
+	b.WriteString(markerBlankClass() + markerDashes)
+	forEachBaseForm(func(r, base rune) {
+		if (unicode.Is(unicode.Pd, base) || strings.ContainsRune("\u2212_.", base)) && !unicode.Is(unicode.Pd, r) {
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	})
+	return b.String()
+}
+
+// tailClass is the members of a regexp character class matching what may
+// follow stemWord before the separator: letters (\p{L}), every
+// character a letter of the phrases' words is read as, invisible
+// characters and combining marks ("[recalling ·", "[recaIIs ·").
+func tailClass() string {
+	var b strings.Builder
+	b.WriteString(`\p{L}` + between)
+	classes := letterClasses()
+	for _, l := range phraseLetters {
+		b.WriteString(classes[l])
+	}
 	return b.String()
 }
 

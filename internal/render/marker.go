@@ -53,66 +53,70 @@ const blank = spaces + invisible + marks
 // regexp character class members: invisible characters and marks.
 const between = invisible + marks
 
-// markerShape is marker-shaped text, as sets of characters: an opening
-// square or round bracket ('[', '(' or a look-alike: markerBracketClass),
-// any blank characters (markerBlankClass), then "recalled" in any case, each letter one a
-// reader takes for it (markerLetterClasses: ASCII, full-width,
-// mathematical, script or Roman-numeral forms, letters with accents, and
-// UTS #39 confusables of other scripts: "[rеcalled" with a Cyrillic е,
-// "[recαlled" with a Greek α, "[recaIIed", "[ŕécalled"), with any
-// invisible characters or combining marks between the letters. It is what
-// a reader sees once the text is normalised: spaces read as a space,
-// invisible characters and combining marks dropped, each character taken
-// for its compatibility decomposition (NFKD) or the letter it is confused
-// with, or, for a character read as several ("㎈" is "cal", "Ⅱ" "II"),
-// as those. A model reads "[re\u200bcalled" (a zero-width space inside the
-// word), "[\u00a0recalled", "[r\u0301ecalled" or "[rеcalled" as the
-// word, and each passed unquoted before. Its sets are disjoint (no
-// bracket, blank or letter of one set is in another set used at the same
-// place), so the first way text can match is the only one.
+// markerShape is marker-shaped text, as sets of characters: an opener
+// (an opening square, round, curly or angle bracket, a guillemet or a
+// look-alike: markerBracketClass; the same written as an HTML character
+// reference or a backslash escape, "&#91;", "\u005b": escapedAt; or,
+// for the phrases that end in mnemo's separators, a vertical bar:
+// markerBars), then one of the phrases of mnemo's markers (phrases):
+// above all any blank characters (markerBlankClass) and "recalled" in any
+// case, each letter one a reader takes for it (letterClasses: ASCII,
+// full-width, mathematical, script or Roman-numeral forms, letters with
+// accents, and UTS #39 confusables of other scripts: "[rеcalled" with a
+// Cyrillic е, "[recαlled" with a Greek α, "[recaIIed", "[ŕécalled"),
+// with any invisible characters, combining marks, spaces, dashes, dots or
+// underscores between the letters ("[r e c a l l e d", "[re-called"). It
+// is what a reader sees once the text is normalised: spaces read as a
+// space, invisible characters and combining marks dropped, each character
+// taken for its compatibility decomposition (NFKD) or the letter it is
+// confused with, or, for a character read as several ("㎈" is "cal", "Ⅱ"
+// "II"), as those. Consecutive sets of a phrase are disjoint (or, for a
+// phrase's tail, every character of the set after it that both hold may
+// be read by either), so the first way text can match is the only one.
 type markerShape struct {
-	brackets, blank, between runeSet
-	letters                  []runeSet       // one per letter of MarkerWord
-	spelled                  map[rune]string // characters read as several (spelledForms): "㎈" "cal"
+	brackets, bars runeSet
+	spelled        map[rune]string // characters read as several (spelledForms): "㎈" "cal"
+	phrases        []phrase
 }
 
 // markerShapes is the markerShape, built on first use (Message), as
 // building it reads some 20,000 characters' decompositions.
 var markerShapes = sync.OnceValue(func() *markerShape {
-	classes := markerLetterClasses()
 	m := &markerShape{
 		brackets: classSet(markerBracketClass()),
-		blank:    classSet(markerBlankClass()),
-		between:  classSet(between),
+		bars:     classSet(markerBarClass()),
 		spelled:  spelledForms(),
 	}
-	for _, r := range MarkerWord {
-		m.letters = append(m.letters, classSet(classes[r]))
+	for _, d := range phraseDefs() {
+		m.phrases = append(m.phrases, d.compile())
 	}
 	return m
 })
 
 // quote quotes marker-shaped text in s (markerShape): "[recalled" becomes
-// "[quoted: recalled". It runs before any escaping, on the text as stored,
-// so that the invisible characters the shape looks through are still
-// there. It returns s itself when s holds no marker-shaped text.
+// "[quoted: recalled", "&#91;recall · thread" "&#91;quoted: recall ·
+// thread". It runs before any escaping, on the text as stored, so that the
+// invisible characters the shape looks through are still there. It
+// returns s itself when s holds no marker-shaped text.
 func quote(s string) string {
 	m := markerShapes()
 	var b strings.Builder
 	done := 0 // s[:done] is written to b
 	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf && c != '[' && c != '(' && c != '{' && c != '<' {
-			i++ // the ASCII brackets are '[', '(', '{' and '<'
+		if c := s[i]; c < utf8.RuneSelf && !asciiOpenerStart[c] {
+			i++
 			continue
 		}
-		r, n := nextRune(s, i)
-		if !m.brackets.has(r) {
-			i += n
-			continue
-		}
-		end, ok := m.matchAfter(s, i+n)
+		n, bar, ok := m.openerAt(s, i)
 		if !ok {
-			i += n
+			_, w := nextRune(s, i)
+			i += w
+			continue
+		}
+		end, ok := m.matchAfter(s, i+n, bar)
+		if !ok {
+			_, w := nextRune(s, i)
+			i += w
 			continue
 		}
 		b.WriteString(s[done : i+n])
@@ -126,52 +130,81 @@ func quote(s string) string {
 	return b.String()
 }
 
-// matchAfter reports whether s[i:], the text after an opening bracket,
-// is the rest of marker-shaped text, and where that text ends: after the
-// character that holds the word's last letter. A character read as several
-// (spelled: "㎈" is "cal") is taken as those, one by one; the word may end
-// inside it ("[recalle㏈" reads "[recalledB").
-func (m *markerShape) matchAfter(s string, i int) (end int, ok bool) {
-	k := 0 // the letters of the word read so far
-	for i < len(s) {
-		r, n := nextRune(s, i)
-		i += n
-		if next, ok := m.step(k, r); ok {
-			k = next
-		} else if k, ok = m.stepSpelled(k, m.spelled[r]); !ok {
-			return 0, false
+// asciiOpenerStart are the ASCII characters an opener may begin with: the
+// brackets '[', '(', '{', '<', the bar '|', and the '&' and '\' of an
+// escape.
+var asciiOpenerStart = [utf8.RuneSelf]bool{'[': true, '(': true, '{': true, '<': true, '|': true, '&': true, '\\': true}
+
+// phraseStart are the ASCII characters a phrase may begin with: the
+// blank ones (\s and the vertical tab) and the first letters of its
+// words, 'r' and 'u' in either case. No ASCII character is read as
+// several (spelledForms) or is another letter's look-alike of these.
+var phraseStart = [utf8.RuneSelf]bool{' ': true, '\t': true, '\n': true, '\v': true, '\f': true, '\r': true,
+	'r': true, 'R': true, 'u': true, 'U': true}
+
+// openerAt reports whether an opener begins at s[i], its length n in
+// bytes, and whether it is a bar (only the phrases with bars count after
+// it).
+func (m *markerShape) openerAt(s string, i int) (n int, bar, ok bool) {
+	r, n := escapedAt(s, i)
+	if n == 0 {
+		r, n = nextRune(s, i)
+	}
+	switch {
+	case m.brackets.has(r):
+		return n, false, true
+	case m.bars.has(r):
+		return n, true, true
+	}
+	return 0, false, false
+}
+
+// matchAfter reports whether s[i:], the text after an opener, is the
+// rest of marker-shaped text (the first of m.phrases that matches; after
+// a bar, only a phrase with bars), and where that text ends: after the
+// character that holds the phrase's last character. A character read as
+// several (spelled: "㎈" is "cal") is taken as those, one by one; the
+// phrase may end inside it ("[recalle㏈" reads "[recalledB").
+func (m *markerShape) matchAfter(s string, i int, bar bool) (end int, ok bool) {
+	if i == len(s) || s[i] < utf8.RuneSelf && !phraseStart[s[i]] {
+		return 0, false // the common case, "f(x)", "a[i]", read once
+	}
+	for k := range m.phrases {
+		p := &m.phrases[k]
+		if bar && !p.bars {
+			continue
 		}
-		if k == len(m.letters) {
-			return i, true
+		if end, ok := m.match(p, s, i); ok {
+			return end, true
 		}
 	}
 	return 0, false
 }
 
-// stepSpelled reads the characters of sp, a character's spelledForm
-// (none: ok is false), after k letters of the word, as step does, up to
-// the word's last letter.
-func (m *markerShape) stepSpelled(k int, sp string) (next int, ok bool) {
-	if sp == "" {
-		return 0, false
-	}
-	for _, c := range sp {
-		if k, ok = m.step(k, c); !ok || k == len(m.letters) {
-			return k, ok
+// match reports whether phrase p matches at s[i:], and where it ends.
+func (m *markerShape) match(p *phrase, s string, i int) (end int, ok bool) {
+	var st matchState
+	for i < len(s) {
+		r, n := nextRune(s, i)
+		i += n
+		sp, several := m.spelled[r]
+		if !several {
+			if !p.step(&st, r) {
+				return 0, false
+			}
+			if st.piece == len(p.pieces) {
+				return i, true
+			}
+			continue
 		}
-	}
-	return k, true
-}
-
-// step reads the character r after k letters of the word: before the first,
-// a blank character leaves k as it is; between two, a character of between
-// does; the next letter makes it k+1. ok is false for any other character.
-func (m *markerShape) step(k int, r rune) (next int, ok bool) {
-	switch {
-	case m.letters[k].has(r):
-		return k + 1, true
-	case k == 0 && m.blank.has(r), k > 0 && m.between.has(r):
-		return k, true
+		for _, c := range sp {
+			if !p.step(&st, c) {
+				return 0, false
+			}
+			if st.piece == len(p.pieces) {
+				return i, true
+			}
+		}
 	}
 	return 0, false
 }

@@ -1,7 +1,10 @@
 package render
 
 import (
+	"fmt"
+	"html"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -10,26 +13,85 @@ import (
 )
 
 // regexpShape is the regexp that quoted marker-shaped text up to render-v7
-// (0e504ee), with render-v8's sets (Unicode spaces, combining marks and
-// spacing accents as blanks, combining marks between the letters, accented
-// letters and brackets): quote must agree with it on every text.
+// (0e504ee), with the sets and phrases of later renderings: one
+// alternative for each phrase (phraseDefs), in order, each an opener
+// group (brackets, their escapes, and for a phrase with bars the bars
+// and theirs) and the phrase's pieces. quote must agree with it on every
+// text.
 var regexpShape = sync.OnceValue(func() *regexp.Regexp {
-	classes := markerLetterClasses()
-	var b strings.Builder
-	b.WriteString(`([` + markerBracketClass() + `])([` + markerBlankClass() + `]*)(`)
-	for i, r := range MarkerWord {
-		if i > 0 {
-			b.WriteString(`[` + between + `]*`)
+	classes := letterClasses()
+	brk := breakClass()
+	brackets, bars := markerBracketClass(), markerBarClass()
+	var alts []string
+	for _, d := range phraseDefs() {
+		open := `[` + brackets + `]|` + escapesOf(brackets)
+		if d.bars {
+			open = `[` + brackets + bars + `]|` + escapesOf(brackets) + `|` + escapesOf(bars)
 		}
-		b.WriteString(`[` + classes[r] + `]`)
+		var b strings.Builder
+		b.WriteString(`(` + open + `)(?:`)
+		for _, pc := range d.pieces {
+			switch {
+			case pc.word != "":
+				for i, l := range pc.word {
+					if i > 0 {
+						b.WriteString(`[` + brk + `]*`)
+					}
+					b.WriteString(`[` + classes[l] + `]`)
+				}
+			case pc.one != "":
+				b.WriteString(`[` + pc.one + `]`)
+			default:
+				b.WriteString(`[` + pc.star + `]*`)
+			}
+		}
+		b.WriteString(`)`)
+		alts = append(alts, b.String())
 	}
-	b.WriteString(`)`)
-	return regexp.MustCompile(b.String())
+	return regexp.MustCompile(strings.Join(alts, "|"))
 })
 
-// regexpQuote is quote as it was: the regexp's matches, replaced.
+// escapesOf is the regexp alternatives matching the escapes escapedAt
+// reads of each character of a class: HTML numeric references, decimal
+// and hexadecimal, their semicolon optional, the named ones, and the
+// backslash escapes.
+func escapesOf(class string) string {
+	set := classSet(class)
+	var alts []string
+	for i := 0; i < len(set); i += 2 {
+		for r := set[i]; r <= set[i+1]; r++ {
+			alts = append(alts, fmt.Sprintf(`&#0*%d;?|&#[xX]0*(?i:%x);?|\\u\{0*(?i:%x)\}|\\U(?i:%08x)`, r, r, r, r))
+			if r <= 0xFFFF {
+				alts = append(alts, fmt.Sprintf(`\\u(?i:%04x)`, r))
+			}
+			if r <= 0xFF {
+				alts = append(alts, fmt.Sprintf(`\\x(?i:%02x)`, r))
+			}
+		}
+	}
+	for name, r := range namedOpeners {
+		if set.has(r) {
+			alts = append(alts, `&`+name+`;`)
+		}
+	}
+	return strings.Join(alts, "|")
+}
+
+// regexpQuote is quote as it was: the regexp's matches, with QuotedPrefix
+// after each one's opener.
 func regexpQuote(s string) string {
-	return regexpShape().ReplaceAllString(s, "${1}"+QuotedPrefix+"${2}${3}")
+	var b strings.Builder
+	done := 0
+	for _, m := range regexpShape().FindAllStringSubmatchIndex(s, -1) {
+		for g := 1; 2*g < len(m); g++ {
+			if m[2*g] >= 0 {
+				b.WriteString(s[done:m[2*g+1]] + QuotedPrefix)
+				done = m[2*g+1]
+				break
+			}
+		}
+	}
+	return b.String() + s[done:]
 }
 
 // spell writes each character of s read as several (spelledForms: "㎈")
@@ -57,9 +119,11 @@ func quoteAgrees(s string) (got, want string, ok bool) {
 	return got, want, got == want
 }
 
-// TestMarkerSetsDisjoint: the characters skipped before a letter of the
-// word (blank, invisible) are never that letter, so quote, which skips
-// them all before it looks for the letter, finds what the regexp finds.
+// TestMarkerSetsDisjoint: the characters a phrase skips before its next
+// piece (a star's, a word's breaks) are never that piece's first
+// character, so quote, which reads the star (or break) while it can, finds
+// what the regexp finds. A phrase's tail and the blank after it share the
+// invisible characters and marks, which either may read.
 func TestMarkerSetsDisjoint(t *testing.T) {
 	m := markerShapes()
 	overlap := func(a, b runeSet) (rune, bool) {
@@ -72,17 +136,28 @@ func TestMarkerSetsDisjoint(t *testing.T) {
 		}
 		return 0, false
 	}
-	type pair struct {
-		name string
-		a, b runeSet
+	first := func(pc setPiece) runeSet {
+		if pc.letters != nil {
+			return pc.letters[0]
+		}
+		return pc.set
 	}
-	pairs := []pair{{"blank and r", m.blank, m.letters[0]}}
-	for k, l := range m.letters[1:] {
-		pairs = append(pairs, pair{"between and " + string(MarkerWord[k+1]), m.between, l})
-	}
-	for _, p := range pairs {
-		if r, ok := overlap(p.a, p.b); ok {
-			t.Errorf("%s share %U", p.name, r)
+	for k, p := range m.phrases {
+		for i, pc := range p.pieces {
+			if pc.letters != nil {
+				for j, l := range pc.letters[1:] {
+					if r, ok := overlap(pc.breaks, l); ok {
+						t.Errorf("phrase %d: breaks and letter %d share %U", k, j+1, r)
+					}
+				}
+			}
+			if pc.letters != nil || pc.one || i+1 == len(p.pieces) {
+				continue
+			}
+			next := p.pieces[i+1]
+			if r, ok := overlap(pc.set, first(next)); ok && (next.letters != nil || next.one) {
+				t.Errorf("phrase %d: piece %d and the first of piece %d share %U", k, i, i+1, r)
+			}
 		}
 	}
 }
@@ -104,13 +179,25 @@ func quoteCases() []string {
 	}
 	cases = append(cases, "[re㎈led", "[recaⅡed", "[reca⑪ed", "[recalle㏈", "[recalleǆ x", "[re㎈​led", "[　re㎈led",
 		"[rec㎈led", "[re㎈㎈", "⒭ecalled", "[⒭ecalled", "(🄡🄔🄒🄐🄛🄛🄔🄓", "[㎭", "［ｒｅｃａｌｌｅｄ］", "［𝐫𝐞𝐜𝐚𝐥𝐥𝐞𝐝")
+	cases = append(cases, // render-v11's openers and phrases
+		"|recalled · thread", "| recalled |", "|recalled|", "||recalled ·", "|reca||ed ·", "[reca||ed", "|untrusted tool", "|untrusted:",
+		"&#91;recalled", "&#91recalled", "&#091;recalled", "&#9100recalled", "&#x5B;recalled", "&#X5b recalled", "&#x5B", "&#;", "&#x;",
+		"&#99999999999999recalled", "&lbrack;recalled", "&lbrack recalled", "&LT;recalled", "&vert;recall ·", "&#124;recalled",
+		`\u005brecalled`, `\u005Brecall ·`, `\u005`, `\U0000005brecalled`, `\x5brecalled`, `\x5`, `\u{5b}recalled`, `\u{}recalled`,
+		`\u{5b recalled`, `\\u005brecalled`, "&&#91;recalled", "&#91;&#91;recalled",
+		"[r e c a l l e d", "[re-called", "[re‐called", "[r.e.c.a.l.l.e.d", "[re_called", "[re−called", "[re⁻called", "[re‥called",
+		"[recall · x", "[recall·", "[recall\u200b ·", "[recalling ∙", "[recall1 ·", "[recall㏈ ·", "[recall⒈ ·", "[recall that ·",
+		"[recall\n·", "(Recalls ・", "[recall ･", "[recall ·", "[re call ·",
+		"[untrusted tool output]", "[untrusted: from", "[untrusted\u200btool", "[untrustedtool", "[un trusted t o o l", "(untrusted input)",
+		"[untrusted ：", "[ｕｎｔｒｕｓｔｅｄ tool", "[untrusted", "[untrusted too",
+	)
 	for r, f := range spelledForms() { // each in place of the letters it may read as
 		for k := range MarkerWord {
 			cases = append(cases, "["+MarkerWord[:k]+string(r)+MarkerWord[min(k+len([]rune(f)), len(MarkerWord)):])
 		}
 	}
 	m := markerShapes()
-	for k, l := range m.letters {
+	for k, l := range m.phrases[0].pieces[1].letters {
 		for i := 0; i < len(l); i += 2 {
 			for _, r := range []rune{l[i], l[i+1]} {
 				word := []rune(MarkerWord)
@@ -150,13 +237,21 @@ func FuzzQuote(f *testing.F) {
 }
 
 // normalised is s as a reader takes it, the reference of the normalisation
-// markerShape stands for: each space is a space, invisible characters and
-// combining marks are left out, and each other character is its baseForm
-// (if it has one and is not a confusable itself), or each of its
-// spelledForm's ("㎈" is "cal"), then the letter of MarkerWord it reads
-// as ('l' for 'I'), or '[' for an opening bracket. An invalid byte is
-// U+FFFD.
+// markerShape stands for: an escape of an opener (escapeRE) is the opener;
+// each space is a space, invisible characters and combining marks are left
+// out, and each other character is its baseForm (if it has one and is not
+// a confusable itself), or each of its spelledForm's ("㎈" is "cal"),
+// then what it reads as (readAs). An invalid byte is U+FFFD.
 func normalised(s string) string {
+	s = escapeRE.ReplaceAllStringFunc(s, func(e string) string {
+		switch r := decodeEscape(e); {
+		case strings.ContainsRune(markerBrackets, baseOf(r)):
+			return "["
+		case strings.ContainsRune(markerBars, baseOf(r)):
+			return "¦" // a bar, never the letter l
+		}
+		return e
+	})
 	inv := classSet(invisible)
 	var b strings.Builder
 	for _, r := range s {
@@ -179,24 +274,85 @@ func normalised(s string) string {
 	return b.String()
 }
 
-// readAs is the letter of MarkerWord r is read as, '[' for an opening
-// bracket, or r.
-func readAs(r rune) rune {
-	if strings.ContainsRune(markerBrackets, r) {
-		return '['
+// escapeRE matches the escapes escapedAt reads, whatever they stand for.
+var escapeRE = regexp.MustCompile(`&#[xX][0-9a-fA-F]+;?|&#[0-9]+;?|&[A-Za-z]+;|\\u\{[0-9a-fA-F]+\}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}`)
+
+// decodeEscape is the character an escapeRE match stands for: named
+// references as the html package reads them, numbers as written (-1 past
+// U+10FFFF).
+func decodeEscape(e string) rune {
+	if !strings.HasPrefix(e, "&#") && strings.HasPrefix(e, "&") {
+		if u := html.UnescapeString(e); utf8.RuneCountInString(u) == 1 {
+			r, _ := utf8.DecodeRuneInString(u)
+			return r
+		}
+		return -1
 	}
-	for _, l := range MarkerWord {
-		if strings.ContainsRune(markerReads[l]+markerConfusables[l], r) {
+	digits, base := strings.TrimRight(strings.TrimLeft(e, "&#\\uUxX{"), ";}"), 16
+	if strings.HasPrefix(e, "&#") && !strings.ContainsAny(e[:3], "xX") {
+		base = 10
+	}
+	n, err := strconv.ParseUint(digits, base, 32)
+	if err != nil || n > unicode.MaxRune {
+		return -1
+	}
+	return rune(n)
+}
+
+// baseOf is r's baseForm, or r.
+func baseOf(r rune) rune {
+	if b, ok := baseForm(r); ok {
+		return b
+	}
+	return r
+}
+
+// readAs is what r is read as: the letter of a phrase's word ('l' for
+// 'I'), '[' for an opening bracket, '|' for the bar that reads as 'l'
+// too and '¦' for the other bars, '·' for a marker dot, '-' for a break
+// that is no space or invisible character (a dash, '_', '.'), or r.
+func readAs(r rune) rune {
+	switch {
+	case r == '|':
+		return '|'
+	case strings.ContainsRune(markerBrackets, r):
+		return '['
+	case strings.ContainsRune(markerBars, r):
+		return '¦'
+	case strings.ContainsRune(markerDots, r):
+		return '·'
+	case unicode.Is(unicode.Pd, r) || strings.ContainsRune("\u2212_.", r):
+		return '-'
+	}
+	for _, l := range phraseLetters {
+		if strings.ContainsRune(letterReads(l), r) {
 			return l
 		}
 	}
 	return r
 }
 
-var normalisedMarker = regexp.MustCompile(`\[ *recalled`)
+// normalisedMarker matches the phrases in normalised text: a bracket,
+// spaces and "recalled"; a bracket or a bar, spaces, "recall", letters,
+// spaces and a dot; "untrusted", spaces and "tool". Between
+// the letters of a word, spaces and breaks; '|' reads as 'l' too.
+var normalisedMarker = regexp.MustCompile(`\[ *` + normalWord(MarkerWord) + `|[\[|¦] *` + normalWord(stemWord) + `[\pL|]* *·|[\[|¦] *` +
+	normalWord(untrustedWord) + ` *` + normalWord(toolWord))
 
-// readsAsMarker reports whether s, normalised, holds a bracket, spaces and
-// "recalled".
+// normalWord is the regexp of word in normalised text.
+func normalWord(word string) string {
+	var parts []string
+	for _, l := range word {
+		if l == 'l' {
+			parts = append(parts, `[l|]`)
+		} else {
+			parts = append(parts, string(l))
+		}
+	}
+	return strings.Join(parts, `[ \-]*`)
+}
+
+// readsAsMarker reports whether s, normalised, holds a phrase.
 func readsAsMarker(s string) bool { return normalisedMarker.MatchString(normalised(s)) }
 
 // TestQuoteNormalised: quote quotes exactly the texts that, normalised,
@@ -223,8 +379,8 @@ func TestQuoteNormalised(t *testing.T) {
 		{"﹝recalled", true},
 		{"[´ recalled", true},
 		{"[\u1680\u202f\u205frecalled", true},
-		{"[re called", false},
-		{"[re¨called", false},
+		{"[re called", true}, // render-v11: spaces between the letters
+		{"[re¨called", true},
 		{"[ recalling", false},
 		// A character read as several (NFKD), letters among them (lock53;
 		// render-v9): "[re㎈led" reads "[recalled", "Ⅱ" "II", "⑪" "11".
@@ -302,5 +458,20 @@ func TestBaseFormsInCompatRanges(t *testing.T) {
 			continue
 		}
 		t.Errorf("%U %q reads as %q and lies outside compatRanges", r, r, base)
+	}
+}
+
+// TestPhraseStart: phraseStart, quote's shortcut, holds every ASCII
+// character a phrase may begin with: each phrase's first pieces, a blank
+// star and a word's first letter.
+func TestPhraseStart(t *testing.T) {
+	for c := rune(0); c < utf8.RuneSelf; c++ {
+		can := false
+		for _, p := range markerShapes().phrases {
+			can = can || p.pieces[0].set.has(c) || p.pieces[1].letters[0].has(c)
+		}
+		if can && !phraseStart[c] {
+			t.Errorf("%q may begin a phrase and is not in phraseStart", c)
+		}
 	}
 }

@@ -1,0 +1,125 @@
+package render
+
+// markerBars are the vertical bars a marker may open after, as regexp
+// character class members: ASCII, broken, box-drawing, the divides sign
+// and the light vertical ornament; their full-width and half-width forms
+// (｜, ￨) are read through baseForm. A bar opens a table cell as often as
+// anything, so after a bar only the marker phrases that end in mnemo's
+// own separators count (phrase.bars): "|recalled · thread t1 · seq 2 …"
+// is quoted, the markdown cell "| recalled |" is not.
+const markerBars = `|¦│┃∣❘`
+
+// namedOpeners are the HTML named character references of a bracket or
+// a bar of markerBrackets or markerBars, "&lbrack;" for '['.
+var namedOpeners = map[string]rune{
+	"lbrack": '[', "lsqb": '[', "lpar": '(', "lcub": '{', "lbrace": '{', "lt": '<', "LT": '<',
+	"laquo": '«', "lsaquo": '‹', "lang": '⟨', "langle": '⟨', "LeftAngleBracket": '⟨', "Lang": '⟪',
+	"lbbrk": '❲', "lobrk": '⟦', "LeftDoubleBracket": '⟦', "lopar": '⦅', "lbrke": '⦋', "lbrksld": '⦏', "lbrkslu": '⦍',
+	"vert": '|', "verbar": '|', "VerticalLine": '|', "mid": '∣', "VerticalBar": '∣',
+}
+
+// escapedAt decodes the escape that begins at s[i], if one does: an HTML
+// character reference, numeric ("&#91;", "&#x5B;", the semicolon
+// optional, as browsers read it) or one of namedOpeners ("&lbrack;"), or
+// a backslash escape of C, JSON, JavaScript and Python ("\u005b",
+// "\U0000005b", "\x5b", "\u{5b}"). n is its length in bytes, 0 when none
+// begins there (r is then meaningless; -1 for a number past U+10FFFF).
+// A model reads "&#91;recalled · thread t1 …" as "[recalled · thread
+// t1 …" (walk56 F4), so an escaped bracket opens a marker as the bracket
+// does.
+func escapedAt(s string, i int) (r rune, n int) {
+	switch {
+	case s[i] == '&' && i+1 < len(s) && s[i+1] == '#':
+		return numericRef(s, i)
+	case s[i] == '&':
+		j := i + 1
+		for j < len(s) && (isHex(s[j]) || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
+			j++
+		}
+		if r, ok := namedOpeners[s[i+1:j]]; ok && j < len(s) && s[j] == ';' {
+			return r, j + 1 - i
+		}
+	case s[i] == '\\' && i+1 < len(s):
+		switch s[i+1] {
+		case 'u':
+			if i+2 < len(s) && s[i+2] == '{' {
+				if r, m := hexRun(s, i+3, 0); m > 0 && i+3+m < len(s) && s[i+3+m] == '}' {
+					return r, m + 4
+				}
+				return 0, 0
+			}
+			return hexFixed(s, i, 4)
+		case 'U':
+			return hexFixed(s, i, 8)
+		case 'x':
+			return hexFixed(s, i, 2)
+		}
+	}
+	return 0, 0
+}
+
+// numericRef decodes "&#" digits, or "&#x" hex digits, and an optional
+// ';' at s[i].
+func numericRef(s string, i int) (rune, int) {
+	j, base := i+2, 10
+	if j < len(s) && (s[j] == 'x' || s[j] == 'X') {
+		j, base = j+1, 16
+	}
+	var r rune
+	var m int
+	if base == 16 {
+		r, m = hexRun(s, j, 0)
+	} else {
+		for m = 0; j+m < len(s) && s[j+m] >= '0' && s[j+m] <= '9'; m++ {
+			r = saturate(r*10 + rune(s[j+m]-'0'))
+		}
+	}
+	if m == 0 {
+		return 0, 0
+	}
+	j += m
+	if j < len(s) && s[j] == ';' {
+		j++
+	}
+	return r, j - i
+}
+
+// hexFixed decodes a backslash, a letter and exactly digits hex digits at
+// s[i].
+func hexFixed(s string, i, digits int) (rune, int) {
+	if r, m := hexRun(s, i+2, digits); m == digits {
+		return r, digits + 2
+	}
+	return 0, 0
+}
+
+// hexRun reads the hex digits at s[j:], at most max of them (0: any
+// number), and returns their value (saturated) and count.
+func hexRun(s string, j, max int) (rune, int) {
+	var r rune
+	m := 0
+	for j+m < len(s) && isHex(s[j+m]) && (max == 0 || m < max) {
+		c := s[j+m]
+		d := rune(c - '0')
+		switch {
+		case c >= 'a':
+			d = rune(c-'a') + 10
+		case c >= 'A':
+			d = rune(c-'A') + 10
+		}
+		r = saturate(r*16 + d)
+		m++
+	}
+	return r, m
+}
+
+// saturate is r, or -1 once it passes the largest code point (and stays
+// there as more digits come).
+func saturate(r rune) rune {
+	if r < 0 || r > 0x10FFFF {
+		return -1
+	}
+	return r
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
