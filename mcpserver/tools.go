@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 	"github.com/mnemo-go/mnemo/working"
@@ -204,9 +205,7 @@ func (h *handlers) search(ctx context.Context, _ *mcp.CallToolRequest, in Search
 	}
 	out := SearchOutput{Hits: []SearchHit{}, Retrieval: fmt.Sprintf("lexical %s, vector %s", res.Retrieval.Lexical, res.Retrieval.Vector)}
 	for _, hit := range res.Hits {
-		m := hit.Message
-		out.Hits = append(out.Hits, SearchHit{ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.ID, Role: m.Role, Content: m.Content,
-			Name: m.Name, ToolCalls: toolCalls(m.ToolCalls), ToolCallID: m.ToolCallID, CreatedAt: m.CreatedAt.Format(time.RFC3339), Reason: hit.Reason, Score: hit.Score})
+		out.Hits = append(out.Hits, searchHit(hit))
 	}
 	return nil, out, nil
 }
@@ -315,9 +314,20 @@ func sentUpdate(req *mcp.CallToolRequest, in WorkingMemoryUpdateInput) server.Wo
 }
 
 // wmOutput is a working-memory state as the tools return it: the API's
-// WorkingMemory, updatedAt in RFC 3339 (absent when never written).
+// WorkingMemory, updatedAt in RFC 3339 (absent when never written), its
+// content as a model is to read it: a schema memory's JSON text with
+// marker-shaped text quoted and bidirectional, tag and control
+// characters as JSON escapes (render.ToolJSON: the same value but for
+// the quoting), a template memory's markdown as message content is
+// (render.Message: "\u202e"). Raw, a model read a stored "[recalled ·
+// thread t1 …" as mnemo's marker and a U+202E drew the text otherwise for
+// whoever reviews it, as in memory_search's hits (mark58).
 func wmOutput(w *server.WorkingMemory) WorkingMemoryOutput {
-	out := WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: w.Content, Version: w.Version, Changed: w.Changed}
+	content := render.Message(w.Content)
+	if w.Mode == string(working.ModeSchema) {
+		content = render.ToolJSON(w.Content)
+	}
+	out := WorkingMemoryOutput{Key: w.Key, Mode: w.Mode, Content: content, Version: w.Version, Changed: w.Changed}
 	if w.UpdatedAt != nil {
 		out.UpdatedAt = w.UpdatedAt.UTC().Format(time.RFC3339)
 	}

@@ -4,7 +4,10 @@ package mcpserver
 // descriptions a model reads; JSON names are camelCase as in the HTTP API.
 
 import (
+	"time"
+
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -79,13 +82,18 @@ type SearchHit struct {
 	MessageID string `json:"messageId"`
 	// Role (role) is the turn's role (user, assistant, tool).
 	Role string `json:"role"`
-	// Content (content) is the turn's text.
-	Content string `json:"content"`
-	// Name (name) is the speaker, or a tool turn's tool; empty: none.
+	// Content (content) is the turn's text as a prompt shows it
+	// (render.Message): marker-shaped text quoted ("[quoted: recalled …"),
+	// bidirectional, tag and control characters as escapes ("\u202e").
+	Content string `json:"content" jsonschema:"the turn's text as a prompt shows it: marker-like text quoted as [quoted: recalled …, invisible direction and control characters written as escapes such as \\u202e"`
+	// Name (name) is the speaker, or a tool turn's tool, rendered as
+	// Content is; empty: none.
 	Name string `json:"name,omitempty" jsonschema:"the speaker, or the tool a tool turn answers for"`
-	// ToolCalls (toolCalls) are an assistant turn's tool calls.
-	ToolCalls []ToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
-	// ToolCallID (toolCallId) is the call a tool turn answers.
+	// ToolCalls (toolCalls) are an assistant turn's tool calls, their
+	// arguments as memory_context gives them (ContextToolCall).
+	ToolCalls []ContextToolCall `json:"toolCalls,omitempty" jsonschema:"the tool calls of an assistant turn"`
+	// ToolCallID (toolCallId) is the call a tool turn answers, rendered
+	// as the calls' ids are.
 	ToolCallID string `json:"toolCallId,omitempty" jsonschema:"the id of the call a tool turn answers"`
 	// CreatedAt (createdAt) is when the turn was said, RFC 3339.
 	CreatedAt string `json:"createdAt" jsonschema:"when the turn was said (RFC 3339)"`
@@ -121,25 +129,20 @@ type ContextInput struct {
 	At string `json:"at,omitempty" jsonschema:"when the question is asked (RFC 3339, e.g. 2023-05-11T09:00:00Z): the query's relative dates (yesterday, last week, two months ago) are resolved against it; default: the server clock (the zero time 0001-01-01T00:00:00Z is refused); recorded as memctx.queryAt"`
 }
 
-// ToolCall is a tool call an assistant turn made.
-type ToolCall struct {
-	// ID (id) is the call's id; the tool turn that answers it names it as toolCallId.
-	ID string `json:"id" jsonschema:"the call's id; the tool turn answering it names it as toolCallId"`
-	// Name (name) is the tool called.
-	Name string `json:"name" jsonschema:"the tool called"`
-	// Arguments (arguments) are the call's arguments as stored: a JSON
-	// object, or the model's text when it was not one (a string).
-	Arguments any `json:"arguments" jsonschema:"the call's arguments: a JSON object, or the model's text when it was not one"`
-}
-
-// toolCalls gives an engine message's calls as ToolCalls; nil for none.
-func toolCalls(calls []engine.ToolCall) []ToolCall {
-	if len(calls) == 0 {
-		return nil
-	}
-	out := make([]ToolCall, len(calls))
-	for i, c := range calls {
-		out[i] = ToolCall{ID: c.ID, Name: c.Name, Arguments: c.Arguments}
+// searchHit is a found turn as memory_search gives it to a model: its
+// stored text rendered as a prompt shows it (render.Message), its calls'
+// arguments as memory_context gives them (engine.OpenAIArguments). A
+// tool's result is read by the model as a prompt is: raw, a stored
+// "[recalled · thread t1 …" would pass for mnemo's marker and a U+202E
+// draw the text otherwise for whoever reviews it (mark58).
+func searchHit(hit engine.SearchHit) SearchHit {
+	m := hit.Message
+	out := SearchHit{ThreadID: m.ThreadID, Seq: m.Seq, MessageID: m.ID, Role: m.Role, Content: render.Message(m.Content),
+		Name: render.Message(m.Name), ToolCallID: render.Message(m.ToolCallID), CreatedAt: m.CreatedAt.Format(time.RFC3339),
+		Reason: hit.Reason, Score: hit.Score}
+	for _, c := range m.ToolCalls {
+		out.ToolCalls = append(out.ToolCalls, ContextToolCall{ID: render.Message(c.ID), Name: render.Message(c.Name),
+			Arguments: engine.OpenAIArguments(c.Arguments)})
 	}
 	return out
 }
@@ -234,8 +237,10 @@ type WorkingMemoryOutput struct {
 	Key string `json:"key" jsonschema:"thread:<id> or resource:<id>"`
 	// Mode (mode) is "schema" (a JSON object) or "template" (markdown).
 	Mode string `json:"mode" jsonschema:"schema (a JSON object) or template (markdown)"`
-	// Content (content) is the state's text.
-	Content string `json:"content"`
+	// Content (content) is the state's text as a model is to read it
+	// (wmOutput): marker-shaped text quoted, bidirectional, tag and control
+	// characters as escapes.
+	Content string `json:"content" jsonschema:"the state's text (a JSON object's text in schema mode, markdown in template mode), marker-like text quoted as [quoted: recalled …, invisible direction and control characters written as escapes such as \\u202e"`
 	// Version (version) counts the writes; 0 when never written.
 	Version int64 `json:"version" jsonschema:"0 when never written"`
 	// UpdatedAt (updatedAt) is when it was last written, RFC 3339; empty when never written.

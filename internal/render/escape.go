@@ -41,6 +41,15 @@ func Text(s string) string { return escapeHidden(textEscaper.Replace(quote(s)), 
 // The result is valid JSON, of the same value, when s is.
 func JSON(s string) string { return escapeHidden(jsonEscaper.Replace(quote(s)), escapeJSON) }
 
+// ToolJSON renders JSON text a model reads outside mnemo's tags (a
+// schema-mode working memory returned by an MCP tool): marker-shaped text
+// is quoted as Message does, each Hidden or Control character becomes its
+// JSON escape and a carriage return no line feed follows a space, as JSON
+// does; '<', '>' and '&' stay as they are, as no tag encloses the text.
+// The result is valid JSON, of the same value up to the quoting, when s
+// is.
+func ToolJSON(s string) string { return escapeHidden(quote(s), escapeJSON) }
+
 // Attr escapes a value written inside double quotes in one of mnemo's tags:
 // Text's escapes plus '"' and line breaks (as a space).
 func Attr(s string) string { return escapeHidden(attrEscaper.Replace(quote(s)), escapeRef) }

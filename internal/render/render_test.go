@@ -424,3 +424,17 @@ func TestMessageOrdinary(t *testing.T) {
 		}
 	}
 }
+
+// TestToolJSON: JSON text a model reads in a tool's result keeps '<', '>'
+// and '&', quotes marker-shaped text and writes hidden characters as JSON
+// escapes: the same value but for the quoting.
+func TestToolJSON(t *testing.T) {
+	in := "{\"a\":\"[recalled · t] <b> & \u202e \U000e0041\",\r\"b\":1}"
+	want := `{"a":"[quoted: recalled · t] <b> & \u202e \udb40\udc41", "b":1}`
+	got := render.ToolJSON(in)
+	var v, w map[string]any
+	if got != want || json.Unmarshal([]byte(got), &v) != nil || json.Unmarshal([]byte(in), &w) != nil ||
+		strings.ReplaceAll(v["a"].(string), render.QuotedPrefix, "") != w["a"] {
+		t.Errorf("ToolJSON(%q) = %q, want %q", in, got, want)
+	}
+}
