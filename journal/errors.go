@@ -22,6 +22,25 @@ func (e *runNotFoundError) Error() string {
 // Is makes the error ErrNotFound for errors.Is.
 func (e *runNotFoundError) Is(target error) bool { return target == ErrNotFound }
 
+// RunPrunedError is ErrNotFound (errors.Is) for a run with no memctx
+// record whose id is still claimed by a thread and resource that were not
+// erased: retention (retention.keepRuns / maxAge in mnemo.json) pruned its
+// record, or none was ever written (only its tool calls were handled).
+// ThreadID and ResourceID name the claim's owner: a server shows the
+// error only to a caller allowed that resource, and the plain "run not
+// found" to anyone else. Its message names neither.
+type RunPrunedError struct{ RunID, ThreadID, ResourceID string }
+
+func (e *RunPrunedError) Error() string {
+	return fmt.Sprintf("journal: run not found: %q: %s", e.RunID, RunPrunedDetail)
+}
+
+// RunPrunedDetail says why a claimed run has no record (RunPrunedError).
+const RunPrunedDetail = "its record was pruned by retention (retention.keepRuns / maxAge in mnemo.json), or never written (only its tool calls were handled)"
+
+// Is makes the error ErrNotFound for errors.Is.
+func (e *RunPrunedError) Is(target error) bool { return target == ErrNotFound }
+
 // dispatchNotFoundError is ErrNotFound for a dispatch never begun (or
 // erased), worded as runNotFoundError: `journal: dispatch not found: call
 // "C" of run "R"` (it read `journal: record not found: dispatch of call

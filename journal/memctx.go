@@ -550,11 +550,12 @@ func recordEncoder(w io.Writer) *json.Encoder {
 }
 
 // MemCtx returns the record of runID, or an ErrNotFound naming the run
-// (`journal: run not found: "ID"`).
+// (`journal: run not found: "ID"`): a *RunPrunedError when the id is
+// still claimed by an owner not erased (retention pruned the record).
 func (j *Journal) MemCtx(ctx context.Context, runID string) (*MemCtx, error) {
 	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
 	if errors.Is(err, ErrNotFound) {
-		return nil, &runNotFoundError{runID}
+		return nil, j.runNotFound(ctx, runID)
 	}
 	if err != nil {
 		return nil, err
@@ -571,9 +572,21 @@ func (j *Journal) MemCtx(ctx context.Context, runID string) (*MemCtx, error) {
 func (j *Journal) RawMemCtx(ctx context.Context, runID string) ([]byte, error) {
 	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
 	if errors.Is(err, ErrNotFound) {
-		return nil, &runNotFoundError{runID}
+		return nil, j.runNotFound(ctx, runID)
 	}
 	return b, err
+}
+
+// runNotFound is the ErrNotFound of runID, which has no memctx record: a
+// *RunPrunedError when its claim's owner is no tombstone, else (no claim,
+// an erased owner, or the claim unreadable) the plain one.
+func (j *Journal) runNotFound(ctx context.Context, runID string) error {
+	var thread, resource string
+	err := j.stmts.QueryRow(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource)
+	if err != nil || isTombstone(thread) || isTombstone(resource) {
+		return &runNotFoundError{runID}
+	}
+	return &RunPrunedError{RunID: runID, ThreadID: thread, ResourceID: resource}
 }
 
 // MaxRunsLimit is the largest page of runs GET /v1/runs?limit= and mnemo

@@ -152,12 +152,20 @@ func ThreadConflict(field, threadID string) error {
 }
 
 // Run returns the memctx record of a run of a resource the principal may
-// touch.
+// touch. A run not recorded, or another resource's, is the 404 `run not
+// found: "ID"`; one of the principal's resources whose record retention
+// pruned (journal.RunPrunedError) says so after it.
 func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	if !engine.ValidID(id) {
 		return nil, badID("run", id, false)
 	}
 	rec, err := t.Engine.Journal().MemCtx(ctx, id)
+	var pruned *journal.RunPrunedError
+	if errors.As(err, &pruned) && t.Principal.Allows(pruned.ResourceID) {
+		ae := notFound("run", id)
+		ae.detail += ": " + journal.RunPrunedDetail
+		return nil, ae
+	}
 	if errors.Is(err, journal.ErrNotFound) || (err == nil && !t.Principal.Allows(rec.ResourceID)) {
 		return nil, notFound("run", id)
 	}

@@ -1,0 +1,53 @@
+package server_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/journal"
+	"github.com/mnemo-go/mnemo/server"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// TestRunPrunedByRetention: GET /v1/runs/R/memctx and POST
+// /v1/runs/R/replay of a run whose record retention.keepRuns pruned are
+// a 404 that says so to a token of the run's resource; to another tenant
+// it is the 404 an unknown id gets, word for word; after the thread's
+// erasure (the claim's owner a tombstone) the run is plain "not found"
+// to its own tenant too (walk58 F5: it was always a plain 404).
+func TestRunPrunedByRetention(t *testing.T) {
+	h := newHarnessOn(t, true, server.Config{}, engine.Config{
+		WorkingMemory: &working.Config{Template: "# User\n- Name:\n", Scope: working.ScopeThread},
+		Retention:     journal.Retention{KeepRuns: 1},
+	})
+	h.seed("t-bob", "res-bob", bobToken, "bob plans the orchard")
+	h.ok("POST", "/v1/context", "/v1/context", bobToken, map[string]any{"threadId": "t-bob", "runId": "run-old"}, 200)
+	h.ok("POST", "/v1/context", "/v1/context", bobToken, map[string]any{"threadId": "t-bob", "runId": "run-new"}, 200)
+	pruned := `run not found: "run-old": ` + journal.RunPrunedDetail
+	plain := `run not found: "run-old"`
+	check := func(token, want string) {
+		t.Helper()
+		for _, c := range []struct{ method, path string }{
+			{"GET", "/v1/runs/run-old/memctx"},
+			{"POST", "/v1/runs/run-old/replay"},
+		} {
+			var body any
+			if c.method == "POST" {
+				body = map[string]any{}
+			}
+			r := h.do(c.method, c.path, token, body)
+			if p := r.problem(t); r.status != 404 || p.Detail != want {
+				t.Errorf("%s %s: %d %q, want 404 %q", c.method, c.path, r.status, p.Detail, want)
+			}
+		}
+	}
+	check(bobToken, pruned)
+	check(aliceToken, plain)
+	check(opsToken, pruned)
+	if r := h.do("GET", "/v1/runs/nosuch/memctx", aliceToken, nil); r.problem(t).Detail != `run not found: "nosuch"` {
+		t.Errorf("unknown run: %q", r.problem(t).Detail)
+	}
+	h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/t-bob", opsToken, nil, 200)
+	check(bobToken, plain)
+	check(opsToken, plain)
+}
