@@ -52,6 +52,10 @@ func TestRedactAssignedValueWhole(t *testing.T) {
 		{"url-query-value-escaped-equals", "GET /search?q=password%3Dhunter2x&page=2", "GET /search?q=password%3D" + m + "&page=2"},
 		{"url-query-value-escaped-colon", "GET /x?q=password%3Ahunter2x", "GET /x?q=password%3A" + m},
 		{"url-query-value-escaped-blank", "GET /x?q=password%3A+hunter2x+y&page=2", "GET /x?q=password%3A+" + m + "&page=2"},
+		// red58 #7: a decoded value ends at a blank, and the query value's
+		// rest goes with it.
+		{"url-query-value-escaped-equals-blank", "GET /x?q=password%3Dhunter%202&page=2", "GET /x?q=password%3D" + m + "&page=2"},
+		{"url-query-value-escaped-equals-plus", "GET /x?q=password%3Dcorrect+horse+staple", "GET /x?q=password%3D" + m},
 		{"url-query-value-escaped-quotes", "GET /x?q=password%3D%22hunter2x%22&page=2", "GET /x?q=password%3D%22" + m + "%22&page=2"},
 		{"url-query-value-escaped-filter", "https://x.io/logs?filter=api_key%3Ask9f8e7d6c5b&from=1", "https://x.io/logs?filter=api_key%3A" + m + "&from=1"},
 		{"url-query-value-escaped-second", "GET /x?q=user%3Dbob%26token%3Dabcd1234", "GET /x?q=user%3Dbob%26token%3D" + m},

@@ -11,7 +11,11 @@ import (
 // percent-decoded (url.QueryUnescape: ?q=password%3Dhunter2x, %3A for
 // ':', '+' for a blank) that rawNamed accepts and that overlap no match
 // of raw, each made in the raw text: the bytes the decoded edit changes
-// are replaced where their escapes are (?q=password%3D[REDACTED]). Before,
+// are replaced where their escapes are (?q=password%3D[REDACTED]). A
+// value decoded that ends at a blank (%20, '+': hunter%202) takes the
+// rest of the query value with it: a URL's query value is one field, its
+// blanks are escaped in it, and red58 found ?q=password%3Dhunter%202
+// stored ?q=password%3D[REDACTED]%202. Before,
 // ?q=password%3Dhunter2x was stored as written: only ?q=password=hunter2x
 // was searched. A part holding no '%', or one that does not decode (a
 // '%' without two hex digits), gives raw.
@@ -34,6 +38,9 @@ func (r *Rule) decodedEdits(part string, at int, raw []edit) []edit {
 			continue // a name written with escapes (pass%77ord): no trigger for the prefilter
 		}
 		d := edit{m: []int{at + off[e.m[0]], at + off[e.m[1]]}, from: at + off[from], to: at + off[to], with: with, literal: true}
+		if to < len(dec) && dec[to] == ' ' {
+			d.m[1], d.to = at+len(part), at+len(part) // the value's encoded blank and the rest
+		}
 		if !overlapsAny(d, raw) {
 			out = append(out, d)
 		}
