@@ -160,19 +160,7 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	}
 	req := engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at}
 	if *asJSON {
-		// Each hit with its message, as /v1/search and memory_search
-		// give it (readme57: the ids and scores alone, where the table
-		// has a preview). Bounded as theirs: past limits.maxAnswerBytes
-		// the error names --top-k and --range.
-		res, err := e.SearchMessages(ctx, req)
-		if err != nil {
-			return answerFlagError(err, "")
-		}
-		if err := c.printJSON(map[string]any{"hits": withMessages(res.Hits), "retrieval": res.Retrieval}); err != nil {
-			return err
-		}
-		c.noteEmptyScope(ctx, e, "", len(res.Hits), *resource, *thread)
-		return nil
+		return c.searchJSON(ctx, e, req)
 	}
 	// Each preview is written from the first characters of its message
 	// (SearchPreviews): a search of --top-k 1000 over messages of 200 KB
@@ -199,6 +187,35 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.noteEmptyScope(ctx, e, "", len(hits), *resource, *thread)
+	return nil
+}
+
+// searchJSON prints the hits of req as JSON, each with its message, as
+// /v1/search and memory_search give it (readme57: the ids and scores
+// alone, where the table has a preview). Past limits.maxAnswerBytes the
+// hits are printed with their ids and scores alone, as before the
+// messages were added, and a note on standard error names the bound and
+// --top-k and --range: a search that answered then still answers.
+func (c *SearchCommand) searchJSON(ctx context.Context, e *engine.Engine, req engine.SearchRequest) error {
+	res, err := e.SearchMessages(ctx, req)
+	if errors.Is(err, engine.ErrAnswerTooLarge) {
+		ids, serr := e.Search(ctx, req)
+		if serr != nil {
+			return serr
+		}
+		if err := c.printJSON(map[string]any{"hits": rankOrder(ids.Hits), "retrieval": ids.Retrieval}); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.Stderr, "mnemo search: note: the hits are printed without their messages: %v\n", answerFlagError(err, ""))
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if err := c.printJSON(map[string]any{"hits": withMessages(res.Hits), "retrieval": res.Retrieval}); err != nil {
+		return err
+	}
+	c.noteEmptyScope(ctx, e, "", len(res.Hits), req.ResourceID, req.ThreadID)
 	return nil
 }
 
