@@ -230,7 +230,8 @@ func TestCorruptMidCommandAdvice(t *testing.T) {
 // after meeting a damaged page writes (the WAL left as found, for
 // salvage). Both opened the engine without a logger, and every engine
 // warning (a quarantined index, a failed embedding or eviction, an
-// observer behind) went nowhere.
+// observer behind) went nowhere. The search that meets the damaged page
+// answers 503 (server.DatabaseDamagedDetail; a 500 before 281f28d0).
 func TestServiceLogsEngineWarnings(t *testing.T) {
 	const warning = "the database file was found damaged"
 	damaged := func(t *testing.T) string {
@@ -246,7 +247,7 @@ func TestServiceLogsEngineWarnings(t *testing.T) {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if code := stop(); resp.StatusCode != http.StatusInternalServerError || code != 0 || !strings.Contains(stderr.String(), warning) {
+		if code := stop(); resp.StatusCode != http.StatusServiceUnavailable || code != 0 || !strings.Contains(stderr.String(), warning) {
 			t.Fatalf("search %d, serve exit %d; stderr lacks %q:\n%s", resp.StatusCode, code, warning, stderr.String())
 		}
 	})
