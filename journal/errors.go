@@ -25,7 +25,9 @@ func (e *runNotFoundError) Is(target error) bool { return target == ErrNotFound 
 // RunPrunedError is ErrNotFound (errors.Is) for a run with no memctx
 // record whose id is still claimed by a thread and resource that were not
 // erased: retention (retention.keepRuns / maxAge in mnemo.json) pruned its
-// record, or none was ever written (only its tool calls were handled).
+// record, a salvage of a damaged mnemo.db could not read it (readme59:
+// the journal's pages lost, the runs table's kept), or none was ever
+// written (only its tool calls were handled).
 // ThreadID and ResourceID name the claim's owner: a server shows the
 // error only to a caller allowed that resource, and the plain "run not
 // found" to anyone else. Its message names neither.
@@ -36,7 +38,7 @@ func (e *RunPrunedError) Error() string {
 }
 
 // RunPrunedDetail says why a claimed run has no record (RunPrunedError).
-const RunPrunedDetail = "its record was pruned by retention (retention.keepRuns / maxAge in mnemo.json), or never written (only its tool calls were handled)"
+const RunPrunedDetail = "its record was pruned by retention (retention.keepRuns / maxAge in mnemo.json), lost with a damaged mnemo.db (mnemo salvage names such a loss), or never written (only its tool calls were handled)"
 
 // Is makes the error ErrNotFound for errors.Is.
 func (e *RunPrunedError) Is(target error) bool { return target == ErrNotFound }

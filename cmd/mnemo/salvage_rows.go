@@ -1,0 +1,45 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// lostRowsHeld says, per table, what rows a salvage could not keep held,
+// for the tables whose loss "no message lost" does not cover: the messages
+// (their lost seqs are listed), the threads (rebuilt from their messages)
+// and what the indexes are rebuilt from (embeddings, outbox) are left out.
+// readme59 found a salvage that lost the journal's root page print "no
+// message lost" and nothing else, and `mnemo memctx` of the lost run then
+// blame retention.
+var lostRowsHeld = map[string]string{
+	"journal":                "run records (mnemo memctx and replay of those runs find none), memoized model calls and recorded tool results (made again when asked again), erasure and loss markers",
+	"runs":                   "run id claims (a lost run's id may be taken again)",
+	"working_memory":         "working-memory states (those threads or resources start from the template again)",
+	"working_memory_history": "working-memory versions",
+	"working_config":         "the stored working-memory configuration (written again by the next open that configures one)",
+	"observations":           "observations and reflections",
+	"dispatches":             "dispatch records (a side effect recorded as begun or done may be made again)",
+}
+
+// printLostRows writes one line for each table of lostRowsHeld whose rows
+// the salvage could not keep: on unreadable pages, missing from the
+// damaged schema, refused or garbled.
+func printLostRows(w io.Writer, tables []engine.SalvageTable) {
+	for _, t := range tables {
+		held, ok := lostRowsHeld[t.Name]
+		if !ok || (len(t.Unreadable) == 0 && !t.Missing && t.Invalid+t.Garbled == 0) {
+			continue
+		}
+		how := "were on damaged pages"
+		switch {
+		case t.Missing:
+			how = "were lost with the table"
+		case len(t.Unreadable) == 0:
+			how = fmt.Sprintf("were refused or garbled (%d)", t.Invalid+t.Garbled)
+		}
+		fmt.Fprintf(w, "rows of %s %s and are lost, with what they held: %s\n", t.Name, how, held)
+	}
+}
