@@ -173,9 +173,10 @@ const MaxUnpairedListed = 5
 type UnpairedRecord struct {
 	// Where is the record: "line N" (JSONL) or a JSON path.
 	Where string
-	// Thread is its thread, Seq its seq there.
+	// Thread is its thread.
 	Thread string
-	Seq    int64
+	// Seq is its seq in Thread.
+	Seq int64
 	// ToolCallID is the call id it gave.
 	ToolCallID string
 }

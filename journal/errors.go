@@ -31,8 +31,16 @@ func (e *runNotFoundError) Is(target error) bool { return target == ErrNotFound 
 // ThreadID and ResourceID name the claim's owner: a server shows the
 // error only to a caller allowed that resource, and the plain "run not
 // found" to anyone else. Its message names neither.
-type RunPrunedError struct{ RunID, ThreadID, ResourceID string }
+type RunPrunedError struct {
+	// RunID is the run asked for.
+	RunID string
+	// ThreadID is the thread that claims the run id.
+	ThreadID string
+	// ResourceID is that thread's resource.
+	ResourceID string
+}
 
+// Error says `journal: run not found: "ID": ` and RunPrunedDetail.
 func (e *RunPrunedError) Error() string {
 	return fmt.Sprintf("journal: run not found: %q: %s", e.RunID, RunPrunedDetail)
 }

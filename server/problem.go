@@ -315,16 +315,8 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
 	case errors.As(err, &de):
 		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
-	case errors.Is(err, engine.ErrDispatchAnswered):
-		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
-	case errors.Is(err, engine.ErrDispatchErased):
-		return &apiError{kind: kindConflict, field: "runId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
-	case errors.Is(err, engine.ErrDispatchNotFound):
-		return notFound("dispatch", "")
-	case errors.Is(err, engine.ErrDispatchSettled):
-		return &apiError{kind: kindConflict, field: "result", detail: strings.TrimPrefix(err.Error(), "engine: ")}
-	case errors.Is(err, engine.ErrDispatchConflict):
-		return &apiError{kind: kindConflict, field: "callId", detail: strings.TrimPrefix(err.Error(), "engine: ")}
+	case dispatchProblem(err) != nil:
+		return dispatchProblem(err)
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):
@@ -359,6 +351,26 @@ func classify(err error) *apiError {
 		return databaseDamaged(err)
 	}
 	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// dispatchProblem is the problem of a dispatch refused by the engine
+// (answered, erased, not found, settled, conflicting), nil for any other
+// error.
+func dispatchProblem(err error) *apiError {
+	detail := strings.TrimPrefix(err.Error(), "engine: ")
+	switch {
+	case errors.Is(err, engine.ErrDispatchAnswered):
+		return &apiError{kind: kindConflict, field: "callId", detail: detail}
+	case errors.Is(err, engine.ErrDispatchErased):
+		return &apiError{kind: kindConflict, field: "runId", detail: detail}
+	case errors.Is(err, engine.ErrDispatchNotFound):
+		return notFound("dispatch", "")
+	case errors.Is(err, engine.ErrDispatchSettled):
+		return &apiError{kind: kindConflict, field: "result", detail: detail}
+	case errors.Is(err, engine.ErrDispatchConflict):
+		return &apiError{kind: kindConflict, field: "callId", detail: detail}
+	}
+	return nil
 }
 
 // busy is the 503 problem of a request the server cannot take now (nil
