@@ -183,7 +183,7 @@ func DepthProblem(data []byte, what string) string {
 // (importer.CheckJSONText; -32600 naming the byte): encoding/json would
 // hand the tools U+FFFD in its place, and memory_append would store the
 // altered text; one that begins with a UTF-16 byte-order mark (-32700
-// naming it: withoutBOM, which drops a leading UTF-8 mark); and one with
+// naming it: jsonkey.ByteOrderMark; a leading UTF-8 mark is dropped); and one with
 // data after its message or batch (-32700,
 // "unexpected data after the JSON value at byte N": trailingData). The body is already bounded by the server
 // (server.Config.MaxBodyBytes); a body it cannot read is refused in plain
@@ -199,7 +199,8 @@ func checkedText(h http.Handler) http.Handler {
 			readRefused(w, err)
 			return
 		}
-		data, bom := withoutBOM(data)
+		n, bom := jsonkey.ByteOrderMark(data)
+		data = data[n:]
 		if bom != "" {
 			writeRPCError(w, jsonrpc.CodeParseError, "Parse error: the body is UTF-16 (it begins with the byte-order mark "+bom+"): send JSON as UTF-8")
 			return
@@ -219,21 +220,6 @@ func checkedText(h http.Handler) http.Handler {
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
 		h.ServeHTTP(w, r)
 	})
-}
-
-// withoutBOM is data without the UTF-8 byte-order mark it may begin with
-// (U+FEFF, EF BB BF: what Notepad and PowerShell 5 put before a file's
-// text), read through as the HTTP API reads a body; utf16 is the UTF-16
-// mark data begins with instead ("FFFE" or "FEFF"), "" for none. The SDK
-// refused either as "invalid character 'ï'" in plain text (readme57).
-func withoutBOM(data []byte) (rest []byte, utf16 string) {
-	switch {
-	case bytes.HasPrefix(data, []byte("\uFEFF")):
-		return data[3:], ""
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		return data, fmt.Sprintf("%X", data[:2])
-	}
-	return data, ""
 }
 
 // readRefused answers a POST whose body could not be read, in plain text

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // utf8BOM is the UTF-8 byte-order mark, U+FEFF: what Notepad, and other
@@ -20,12 +22,11 @@ var utf8BOM = []byte("\uFEFF")
 // the body's first byte, as the client sent it. A mark further on is
 // malformed JSON, named so (syntaxDetail).
 func skipBOM(data []byte) ([]byte, error) {
-	switch {
-	case bytes.HasPrefix(data, utf8BOM):
-		copy(data, "   ")
-	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
-		return nil, errorf(kindInvalid, "", "the body is UTF-16 (it begins with the byte-order mark %X): send JSON as UTF-8", data[:2])
+	n, utf16 := jsonkey.ByteOrderMark(data)
+	if utf16 != "" {
+		return nil, errorf(kindInvalid, "", "the body is UTF-16 (it begins with the byte-order mark %s): send JSON as UTF-8", utf16)
 	}
+	copy(data[:n], "   ")
 	return data, nil
 }
 

@@ -18,9 +18,6 @@ import (
 	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
-// utf8BOM is the UTF-8 byte-order mark, U+FEFF.
-var utf8BOM = []byte("\uFEFF")
-
 // maxMCPLine bounds one line of `mnemo mcp`'s input, as the go-sdk bounds
 // a frame (mcp.DefaultMaxLineLength, 16 MiB).
 const maxMCPLine = mcp.DefaultMaxLineLength
@@ -58,7 +55,8 @@ func (l *mcpLines) Read(p []byte) (int, error) {
 		// A line's leading UTF-8 byte-order mark (a client's file saved
 		// "UTF-8 with BOM") is read through, as /mcp and /v1 read a body's:
 		// it was "the line is not one JSON value", the mark unnamed.
-		line = bytes.TrimPrefix(line, utf8BOM)
+		n, _ := jsonkey.ByteOrderMark(line)
+		line = line[n:]
 		switch {
 		case long != nil:
 			l.tooLong(long)
@@ -124,8 +122,8 @@ func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 // /mcp of mnemo serve refuses such a body alike) and for a message or
 // batch that is not JSON-RPC 2.0.
 func badLine(line []byte) []byte {
-	if bytes.HasPrefix(line, []byte{0xFF, 0xFE}) || bytes.HasPrefix(line, []byte{0xFE, 0xFF}) {
-		return rpcError(nil, jsonrpc.CodeParseError, fmt.Sprintf("Parse error: the line is UTF-16 (it begins with the byte-order mark %X): send JSON as UTF-8", line[:2]))
+	if _, utf16 := jsonkey.ByteOrderMark(line); utf16 != "" {
+		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is UTF-16 (it begins with the byte-order mark "+utf16+"): send JSON as UTF-8")
 	}
 	if p := mcpserver.DepthProblem(line, "line"); p != "" {
 		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: "+p)

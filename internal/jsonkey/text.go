@@ -44,3 +44,20 @@ func Text(data []byte) error {
 	}
 	return nil
 }
+
+// ByteOrderMark says which byte-order mark data begins with: n is 3 for
+// the UTF-8 mark (U+FEFF, EF BB BF: what Notepad and other editors saving
+// "UTF-8 with BOM" put before a file's text), which RFC 8259 §8.1 lets a
+// parser ignore, else 0; utf16 is "FFFE" or "FEFF" for a UTF-16 mark (as
+// Windows PowerShell 5 writes a file), which JSON text cannot begin with,
+// else "". The HTTP API's bodies, /mcp's and each line of mnemo mcp read
+// through the first and refuse the second naming it.
+func ByteOrderMark(data []byte) (n int, utf16 string) {
+	switch {
+	case bytes.HasPrefix(data, []byte("\uFEFF")):
+		return 3, ""
+	case bytes.HasPrefix(data, []byte{0xFF, 0xFE}), bytes.HasPrefix(data, []byte{0xFE, 0xFF}):
+		return 0, fmt.Sprintf("%X", data[:2])
+	}
+	return 0, ""
+}
