@@ -13,7 +13,7 @@ import (
 // server log has the path): the damaged page may hold another tenant's
 // data. Answered without Retry-After: the file does not heal.
 const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a damaged page of it): this server answers no request " +
-	"that needs a damaged page, and takes no new messages, until its operator restores the file from a backup or runs mnemo salvage " +
+	"that needs a damaged page, and takes no new messages, until its operator stops it, restores the file from a backup or runs mnemo salvage, and starts it again " +
 	"(mnemo check reports the damage; the server log has the path); reads that miss the damaged pages still answer"
 
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
