@@ -220,7 +220,8 @@ func (s *Server) appendMessages(r *http.Request, p *Principal) (any, error) {
 // (the stored thread's, else the token's only one); when none decides,
 // the error names resourceId. A tool message that answers no call of the
 // thread is stored and named in the answer's Unpaired (the engine's
-// AppendResult.Unpaired).
+// AppendResult.Unpaired); UnpairedUnchecked counts those the engine did
+// not check.
 func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*AppendResult, error) {
 	if err := NewID("thread", threadID); err != nil {
 		return nil, err
@@ -267,7 +268,7 @@ func (t Tenant) Append(ctx context.Context, threadID string, b AppendBody) (*App
 	}
 	return &AppendResult{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs,
 		Stored: res.Stored, Duplicates: res.Duplicates, Created: res.Created, Evicted: t.visibleEvictions(res),
-		Unpaired: unpairedResults(threadID, res.Unpaired)}, nil
+		Unpaired: unpairedResults(threadID, res.Unpaired), UnpairedUnchecked: res.UnpairedUnchecked}, nil
 }
 
 // unpairedResults is the answer's account of the engine's unpaired results

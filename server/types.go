@@ -503,8 +503,15 @@ type AppendResult struct {
 	// Unpaired (unpaired) names the request's tool messages whose
 	// toolCallId answers no call of the thread (UnpairedResult), each
 	// once; absent when none does, or none was checked
-	// (engine.MaxPairLookups).
+	// (UnpairedUnchecked).
 	Unpaired []UnpairedResult `json:"unpaired,omitempty" jsonschema:"description=the request's tool messages whose toolCallId answers no call of the thread: stored\\, but every context leaves them out (memctx reason orphan-tool-result); absent when none"`
+	// UnpairedUnchecked (unpairedUnchecked) counts the request's tool
+	// messages not checked for Unpaired (engine.AppendResult's
+	// UnpairedUnchecked): past engine.MaxPairLookups (16) lookups in the
+	// stored thread, or after a lookup failed. Such a message may answer
+	// no call although Unpaired does not name it. Absent (0) when every
+	// one was checked.
+	UnpairedUnchecked int `json:"unpairedUnchecked,omitempty" jsonschema:"description=how many of the request's tool messages were not checked for unpaired (past 16 lookups in the stored thread\\, or after a lookup failed): unpaired may leave out some that answer no call; absent when every one was checked"`
 }
 
 // UnpairedResult is a tool message of an append whose toolCallId answers

@@ -69,6 +69,7 @@ func TestAppendUnpairedResult(t *testing.T) {
 					ToolCallID string `json:"toolCallId"`
 					Detail     string `json:"detail"`
 				} `json:"unpaired"`
+				UnpairedUnchecked *int `json:"unpairedUnchecked"`
 			}
 			var got answer
 			for _, msgs := range c.requests {
@@ -86,8 +87,16 @@ func TestAppendUnpairedResult(t *testing.T) {
 			if !equalInts(idx, c.want) {
 				t.Fatalf("unpaired at %v, want %v (answer %+v)", idx, c.want, got)
 			}
+			// The results past the bound are counted (pair60: the answer
+			// did not say the check was incomplete); absent when none is.
 			if c.name == "Bounded" {
+				if got.UnpairedUnchecked == nil || *got.UnpairedUnchecked != 4 {
+					t.Fatalf("unpairedUnchecked %v, want 4 (20 strays, 16 lookups)", got.UnpairedUnchecked)
+				}
 				return // the context drops all 20; the answer names 16
+			}
+			if got.UnpairedUnchecked != nil {
+				t.Fatalf("unpairedUnchecked %d, want it absent (every result checked)", *got.UnpairedUnchecked)
 			}
 			ctx := h.ok("POST", "/v1/context", "/v1/context", bobToken, `{"threadId":"`+thread+`"}`, 200)
 			if orphans := strings.Count(string(ctx.body), `"orphan-tool-result"`); orphans != len(c.want) {
