@@ -22,14 +22,20 @@ var answerChunk = []Turn{
 }
 
 // checkAnswer is what the observer does with a raw answer before
-// recording it: parseAnswer, then checkObserved over answerChunk.
+// recording it: parseAnswer, checkObserved over answerChunk, then
+// finishItems (splitting an item past MaxItemChars).
 func checkAnswer(raw string) ([]Item, Dropped, error) {
 	items, err := parseAnswer(raw, "observations")
 	if err != nil {
 		return nil, Dropped{}, err
 	}
 	o := &Observer{cfg: Config{Logger: slog.New(slog.DiscardHandler)}}
-	return o.checkObserved(context.Background(), items, answerChunk)
+	items, d, err := o.checkObserved(context.Background(), items, answerChunk)
+	if err != nil {
+		return nil, d, err
+	}
+	items, _ = o.finishItems(context.Background(), items, &d, "observer")
+	return items, d, nil
 }
 
 // TestObserverAnswers: the observer's answers in testdata/answers, as
@@ -64,6 +70,9 @@ func TestObserverAnswers(t *testing.T) {
 		{"uncited.json", []item{{"The user lives in Lyon.", nil}, {"The user is a baker.", nil}}, Dropped{}, nil},
 		{"one-bad-one-good.json", []item{{"The user lives in Lyon.", []int64{4}}}, Dropped{Uncited: 1}, nil},
 		{"nul-text.json", []item{{"The user lives in Lyon.", []int64{4}}}, Dropped{}, nil}, // walk53: Postgres refused the NUL, every call
+		// walk58 F4: a model copying the rendered "- " (and the untrusted
+		// mark) back stored "- - …"; the stored item holds the fact only.
+		{"list-markers.json", []item{{"The user lives in Lyon.", []int64{4}}, {"The user is a baker.", []int64{4}}, {"x - y -5", []int64{4}}}, Dropped{}, nil},
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {

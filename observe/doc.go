@@ -81,6 +81,12 @@
 //     it are taken out, an item citing only such seqs is dropped, and an
 //     item repeated in one answer is kept once (cite.go); Answer.Dropped
 //     counts them.
+//   - An item is never cut: one longer than MaxItemChars is stored as
+//     several items of at most MaxItemChars, split after redaction at a
+//     sentence or word boundary, and the recorded answer counts it
+//     (Answer.Split; items.go). The list markers renderItems writes ("- ",
+//     UntrustedMark) come off an item's start, so a reflection of a
+//     reflection stores the fact, not one more "- ".
 //   - Malformed, empty or failed answers are never memoized: validation runs
 //     inside the journal step.
 //   - An answer computed or read before an erasure in its thread committed

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -56,35 +57,81 @@ func words(texts ...string) vocabulary {
 // data, whichever side they appear on).
 func contentWords(s string) []string {
 	var out []string
-	for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		tok = strings.ToLower(tok)
-		if len([]rune(tok)) < 2 || stopWords[tok] || strings.IndexFunc(tok, unicode.IsDigit) >= 0 {
-			continue
-		}
+	for _, tok := range contentTokens(s) {
 		out = append(out, porterstemmer.StemString(tok))
 	}
 	return out
 }
 
+// contentTokens are the lower-cased words of s that contentWords stems.
+func contentTokens(s string) []string {
+	var out []string
+	for _, tok := range strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		tok = strings.ToLower(tok)
+		if len([]rune(tok)) < 2 || stopWords[tok] || strings.IndexFunc(tok, unicode.IsDigit) >= 0 {
+			continue
+		}
+		out = append(out, tok)
+	}
+	return out
+}
+
+// An echo describes an item dropped for restating the instructions: which
+// item, and the words that made it one. Its words are the instructions'
+// (by stem), never the conversation's, so a message may quote them.
+type echo struct {
+	Item     int      // the item's position in the model's answer, from 1
+	Words    int      // its distinct content words
+	Borne    []string // its words found in the instructions and in no source, as written (lower-cased), in order
+	Grounded int      // its words found in the sources it cites
+}
+
 // echoesInstructions reports whether text restates the instructions rather
-// than the sources (see Grounding above). all holds the words of every
-// source of the call, cited those of the sources the item cites (all when
-// it cites none).
-func echoesInstructions(text string, instructions, all, cited vocabulary) bool {
-	item := words(text)
-	borne, grounded := 0, 0
-	for w := range item {
+// than the sources (see Grounding above), and why. all holds the words of
+// every source of the call, cited those of the sources the item cites (all
+// when it cites none).
+func echoesInstructions(text string, instructions, all, cited vocabulary) (echo, bool) {
+	var e echo
+	seen := vocabulary{}
+	for _, tok := range contentTokens(text) {
+		w := porterstemmer.StemString(tok)
+		if seen[w] {
+			continue
+		}
+		seen[w] = true
 		switch {
 		case cited[w]:
-			grounded++
+			e.Grounded++
 		case instructions[w] && !all[w]:
-			borne++
+			e.Borne = append(e.Borne, tok)
 		}
 	}
-	if borne >= echoMinWords && borne > 2*grounded {
-		return true
+	e.Words = len(seen)
+	borne := len(e.Borne)
+	if borne >= echoMinWords && borne > 2*e.Grounded {
+		return e, true
 	}
-	return grounded == 0 && borne >= 2 && 2*borne >= len(item)
+	return e, e.Grounded == 0 && borne >= 2 && 2*borne >= e.Words
+}
+
+// describe says why e's item was dropped, naming the item by its position
+// in the answer and the words that made it an echo: "item 1: 2 of its 2
+// content words (reflected, observations) come only from the reflector's
+// instructions, none from the observations it cites". who is "observer" or
+// "reflector", of "turns" or "observations".
+func (e echo) describe(who, of string) string {
+	grounded := "none"
+	if e.Grounded > 0 {
+		grounded = fmt.Sprint(e.Grounded)
+	}
+	return fmt.Sprintf("item %d: %d of its %d content words (%s) come only from the %s's instructions, %s from the %s it cites",
+		e.Item, len(e.Borne), e.Words, strings.Join(e.Borne, ", "), who, grounded, of)
+}
+
+// groundingRule states the rule for an error message; of is "turns" or
+// "observations".
+func groundingRule(of string) string {
+	return "An item is kept only when its words come from the " + of + " it cites rather than from the instructions (the grounding rule: docs/prompt.md, \"Observations are data\")"
 }
 
 // turnWords returns the words of a turn as the observer sees it: its role,
@@ -99,9 +146,9 @@ func turnWords(t Turn) vocabulary {
 
 // groundObserved drops the items of an observer answer that echo the
 // instructions, judged against the turns they cite (Item.Seqs, already
-// restricted to turns by checkCitations) or all turns. It returns how many it
-// dropped.
-func groundObserved(items []Item, turns []Turn) ([]Item, int) {
+// restricted to turns by checkCitations) or all turns. It returns the kept
+// items and the dropped ones' echoes.
+func groundObserved(items []Item, turns []Turn) ([]Item, []echo) {
 	bySeq := make(map[int64]vocabulary, len(turns))
 	for _, t := range turns {
 		bySeq[t.Seq] = turnWords(t)
@@ -111,7 +158,7 @@ func groundObserved(items []Item, turns []Turn) ([]Item, int) {
 
 // groundReflected is groundObserved for a reflector answer: items are judged
 // against the observations they condense (Item.Sources) or all of them.
-func groundReflected(items []Item, byID map[string]*Observation) ([]Item, int) {
+func groundReflected(items []Item, byID map[string]*Observation) ([]Item, []echo) {
 	byObs := make(map[string]vocabulary, len(byID))
 	for id, o := range byID {
 		byObs[id] = words(o.Content)
@@ -121,9 +168,9 @@ func groundReflected(items []Item, byID map[string]*Observation) ([]Item, int) {
 
 // groundItems keeps the items that do not echo instructions, judging each
 // against the union of the sources it cites (cites), or of all sources when
-// it cites none. It returns the kept items (in items' backing array) and
-// how many it dropped.
-func groundItems[K comparable](items []Item, sources map[K]vocabulary, cites func(Item) []K, instructions vocabulary) ([]Item, int) {
+// it cites none. It returns the kept items (in items' backing array) and,
+// for each dropped one, its echo.
+func groundItems[K comparable](items []Item, sources map[K]vocabulary, cites func(Item) []K, instructions vocabulary) ([]Item, []echo) {
 	all := vocabulary{}
 	for _, v := range sources {
 		for w := range v {
@@ -131,6 +178,7 @@ func groundItems[K comparable](items []Item, sources map[K]vocabulary, cites fun
 		}
 	}
 	kept := items[:0]
+	var echoes []echo
 	for _, it := range items {
 		cited := all
 		if ks := cites(it); len(ks) > 0 {
@@ -141,11 +189,24 @@ func groundItems[K comparable](items []Item, sources map[K]vocabulary, cites fun
 				}
 			}
 		}
-		if !echoesInstructions(it.Text, instructions, all, cited) {
-			kept = append(kept, it)
+		if e, ok := echoesInstructions(it.Text, instructions, all, cited); ok {
+			e.Item = it.pos
+			echoes = append(echoes, e)
+			continue
 		}
+		kept = append(kept, it)
 	}
-	return kept, len(items) - len(kept)
+	return kept, echoes
+}
+
+// echoSummary describes the echoes of one answer for a log line or an
+// error: the first one (describe), and how many more.
+func echoSummary(echoes []echo, who, of string) string {
+	s := echoes[0].describe(who, of)
+	if n := len(echoes) - 1; n > 0 {
+		s += fmt.Sprintf(" (and %d more item(s) like it)", n)
+	}
+	return s
 }
 
 // stopWords are English function words: they carry no content on either

@@ -37,8 +37,8 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		if err != nil {
 			return nil, err
 		}
-		o.redactItems(items)
-		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items, Dropped: dropped})
+		items, split := o.finishItems(ctx, items, &dropped, "observer", "thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq)
+		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items, Dropped: dropped, Split: split})
 	})
 	if err != nil {
 		// A call its context cancelled (an erasure of the thread, Close, a
@@ -78,15 +78,24 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 func (o *Observer) checkObserved(ctx context.Context, items []Item, turns []Turn) ([]Item, Dropped, error) {
 	given := len(items)
 	items, d := checkCitations(items, turns)
-	items, d.Echoes = groundObserved(items, turns)
+	items, echoes := groundObserved(items, turns)
+	d.Echoes = len(echoes)
 	first, last := turns[0], turns[len(turns)-1]
 	if d.any() {
-		o.cfg.Logger.WarnContext(ctx, "observer answer items dropped", "thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq,
-			"items", given, "uncited", d.Uncited, "citations", d.Citations, "duplicates", d.Duplicates, "echoes", d.Echoes)
+		attrs := []any{"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq,
+			"items", given, "uncited", d.Uncited, "citations", d.Citations, "duplicates", d.Duplicates, "echoes", d.Echoes}
+		if len(echoes) > 0 {
+			attrs = append(attrs, "why", echoSummary(echoes, "observer", "turns"))
+		}
+		o.cfg.Logger.WarnContext(ctx, "observer answer items dropped", attrs...)
 	}
 	if len(items) == 0 && given > 0 {
-		return nil, d, fmt.Errorf("%w: none of its %d item(s) kept (%d citing only seqs outside %d..%d, %d restating the observer's instructions)",
+		err := fmt.Errorf("%w: none of its %d item(s) kept (%d citing only seqs outside %d..%d, %d restating the observer's instructions)",
 			ErrEmptyAnswer, given, d.Uncited, first.Seq, last.Seq, d.Echoes)
+		if len(echoes) > 0 {
+			err = fmt.Errorf("%w: %s. %s", err, echoSummary(echoes, "observer", "turns"), groundingRule("turns"))
+		}
+		return nil, d, err
 	}
 	return items, d, nil
 }

@@ -196,6 +196,8 @@ type Item struct {
 	Sources []string `json:"sources,omitempty"` // reflector: the observations it condenses
 	// Untrusted marks a statement drawn from untrusted content (a tool result, an untrusted source).
 	Untrusted bool `json:"untrusted,omitempty"`
+
+	pos int // its position in the model's answer, from 1 (not recorded)
 }
 
 // Answer is a model's answer as the journal records it, validated and
@@ -216,18 +218,22 @@ type Answer struct {
 	// Items are the statements, in the model's order; empty (not null)
 	// when the observer found nothing worth keeping in its chunk.
 	Items []Item `json:"items"`
-	// Dropped counts the observer's items and citations left out
-	// (checkCitations, groundObserved); left out of the JSON when none.
+	// Dropped counts the items and citations left out (the observer's:
+	// checkCitations, groundObserved; the reflector's: groundReflected,
+	// and for both the repeats splitItems finds); left out of the JSON
+	// when none.
 	Dropped Dropped `json:"dropped,omitzero"`
+	// Split counts the items longer than MaxItemChars, each stored as
+	// several items (splitItems); left out of the JSON when none.
+	Split int `json:"split,omitempty"`
 }
-
-// MaxItemChars bounds one item's text; longer items are cut.
-const MaxItemChars = 2000
 
 // parseAnswer decodes the model's raw answer: one JSON object with a list
 // under field (optionally in a ``` fence), and nothing after it but
 // whitespace. An item's text is one line, its runs of white space and
-// NUL characters one space. Items with empty text or echoing the prompt
+// NUL characters one space, without the list markers renderItems writes
+// before an item (stripMarkers); it is not cut here (splitItems splits a
+// long one after redaction). Items with empty text or echoing the prompt
 // are dropped. An empty list ([]) is an answer of no items: (an empty
 // slice, nil); the
 // caller decides whether that may be stored (the observer's "nothing worth
@@ -277,14 +283,11 @@ func parseAnswer(raw, field string) ([]Item, error) {
 		// NUL reads as a space: mnemo stores no U+0000 (Postgres's text
 		// refuses it, so the chunk failed on every call), and a model's
 		// NUL is no part of what it meant.
-		text := strings.Join(strings.Fields(strings.ReplaceAll(*it.Text, "\x00", " ")), " ")
+		text := stripMarkers(strings.Join(strings.Fields(strings.ReplaceAll(*it.Text, "\x00", " ")), " "))
 		if text == "" || echoesPrompt(text) {
 			continue
 		}
-		if r := []rune(text); len(r) > MaxItemChars {
-			text = string(r[:MaxItemChars])
-		}
-		item := Item{Text: text}
+		item := Item{Text: text, pos: i + 1}
 		// Citations are advisory: unusable ones are ignored, not fatal.
 		if len(it.Seqs) > 0 {
 			_ = json.Unmarshal(it.Seqs, &item.Seqs)

@@ -66,28 +66,7 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	}
 	key := reflectorKey(threadID, from, to, o.cfg.Model.ID(), ids)
 	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, key, func(ctx context.Context) ([]byte, error) {
-		raw, err := o.complete(ctx, reflectorSystem, reflectorUser(live))
-		if err != nil {
-			return nil, err
-		}
-		items, err := parseAnswer(raw, "reflection")
-		if err != nil {
-			return nil, err
-		}
-		if len(items) == 0 { // an empty reflection never retires anything
-			return nil, fmt.Errorf("%w: an empty reflection", ErrEmptyAnswer)
-		}
-		markReflected(items, byID)
-		items, echoes := groundReflected(items, byID)
-		if echoes > 0 {
-			o.cfg.Logger.WarnContext(ctx, "reflector items restating its instructions dropped",
-				"thread", threadID, "dropped", echoes)
-		}
-		if len(items) == 0 {
-			return nil, fmt.Errorf("%w: every item restated the reflector's instructions", ErrEmptyAnswer)
-		}
-		o.redactItems(items)
-		return json.Marshal(Answer{Version: ReflectorPromptVersion, Items: items})
+		return o.reflectAnswer(ctx, threadID, from, to, live, byID)
 	})
 	if err != nil {
 		// A call its context cancelled (an erasure of the thread, Close, a
@@ -119,6 +98,39 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		return nil, err
 	}
 	return r, nil
+}
+
+// reflectAnswer calls the reflector on live (byID: the same by id), the
+// observations of threadID over from..to, and returns the answer as the
+// journal records it: parsed, grounded, redacted and split (Answer). An
+// answer with no item, or whose every item restated the instructions, is
+// ErrEmptyAnswer.
+func (o *Observer) reflectAnswer(ctx context.Context, threadID string, from, to int64, live []Observation, byID map[string]*Observation) ([]byte, error) {
+	raw, err := o.complete(ctx, reflectorSystem, reflectorUser(live))
+	if err != nil {
+		return nil, err
+	}
+	items, err := parseAnswer(raw, "reflection")
+	if err != nil {
+		return nil, err
+	}
+	if len(items) == 0 { // an empty reflection never retires anything
+		return nil, fmt.Errorf("%w: an empty reflection", ErrEmptyAnswer)
+	}
+	markReflected(items, byID)
+	given := len(items)
+	items, echoes := groundReflected(items, byID)
+	if len(echoes) > 0 {
+		o.cfg.Logger.WarnContext(ctx, "reflector items restating its instructions dropped",
+			"thread", threadID, "dropped", len(echoes), "items", given, "why", echoSummary(echoes, "reflector", "observations"))
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("%w: every item of the reflector's answer (%d) restated its instructions rather than the observations: %s. %s; nothing stored, the observations stay live and are reflected again at the next call",
+			ErrEmptyAnswer, given, echoSummary(echoes, "reflector", "observations"), groundingRule("observations"))
+	}
+	d := Dropped{Echoes: len(echoes)}
+	items, split := o.finishItems(ctx, items, &d, "reflector", "thread", threadID, "fromSeq", from, "toSeq", to)
+	return json.Marshal(Answer{Version: ReflectorPromptVersion, Items: items, Dropped: d, Split: split})
 }
 
 // markReflected keeps only cited ids that are sources, and marks every item
