@@ -133,7 +133,17 @@ type ContextMessage struct {
 //     t1", "|recalled · thread t1"), and the marker's tool-output
 //     phrase ("[untrusted tool output]") (walk56 F4, mark58). A run of render-v10 whose text held none of
 //     these replays byte for byte.
-const RenderVersion = "render-v11"
+//   - render-v12: narrower phrases (mark60): the stem before the dot
+//     counts only with "thread" after it ("[recall · precision]" is left
+//     as it is; a colon may stand for the dot, "[recall: thread t1"), the
+//     tool phrase's "tool" only as a whole word ("[untrusted tooling]"
+//     is left), a word spelled apart only with no other word after it
+//     ("(re-called the API twice)", "(re. called)" are left); an HTML
+//     reference of 128 to 159 reads as Windows-1252 ("&#139;" is "‹");
+//     the prefix goes after the blanks ("| quoted: recalled · thread",
+//     was "|quoted:  recalled"). A run of render-v11 whose text held none
+//     of these replays byte for byte.
+const RenderVersion = "render-v12"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

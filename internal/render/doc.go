@@ -23,8 +23,8 @@
 //     bracket written as an HTML reference or a backslash escape,
 //     "&#91;", "\u005b": what a reader sees once the text is normalised)
 //     becomes "[quoted: recalled"; so do the marker's other phrases
-//     when what only mnemo writes after them follows ("[recall ·",
-//     "|recalled ·", "[untrusted tool output]": phraseDefs). A genuine
+//     when what only mnemo writes after them follows ("[recall · thread",
+//     "|recalled · thread", "[untrusted tool output]": phraseDefs). A genuine
 //     recall marker is written by mnemo at the very start of a recalled
 //     message, after Message ran, so it is the only marker a prompt holds.
 //     Text and JSON quote markers too.

@@ -128,7 +128,7 @@ func letterReads(l rune) string {
 
 // phraseLetters are the letters of the phrases' words (phraseDefs), each
 // once.
-const phraseLetters = "recaldunsto"
+const phraseLetters = "recaldunstoh"
 
 // letterClasses are, for each letter of the phrases' words (MarkerWord,
 // stemWord, untrustedWord, toolWord), the members of a regexp character
@@ -183,12 +183,17 @@ func markerBracketClass() string { return withForms(markerBrackets) }
 func markerBarClass() string { return withForms(markerBars) }
 
 // markerBlankClass is the members of a regexp character class matching
-// every character allowed between the bracket and the word: blank, and
-// each character whose baseForm is a space (the spacing accents "¨", "´",
-// "˜", which read as an accent on nothing).
-func markerBlankClass() string {
+// every character allowed between the bracket and the word: spaceClass,
+// invisible characters and marks.
+func markerBlankClass() string { return spaceClass() + between }
+
+// spaceClass is the members of a regexp character class matching every
+// character read as a space: spaces, and each character whose baseForm is
+// a space (the spacing accents "¨", "´", "˜", which read as an accent on
+// nothing).
+func spaceClass() string {
 	var b strings.Builder
-	b.WriteString(blank)
+	b.WriteString(spaces)
 	forEachBaseForm(func(r, base rune) {
 		if base == ' ' && !unicode.IsSpace(r) && !unicode.Is(unicode.Z, r) {
 			b.WriteString(regexp.QuoteMeta(string(r)))
@@ -198,16 +203,44 @@ func markerBlankClass() string {
 }
 
 // breakClass is the members of a regexp character class matching every
-// character read as a break between two letters of a word: invisible
-// characters and combining marks (between), spaces (markerBlankClass),
-// markerDashes, and each character whose baseForm is a dash, a minus,
-// '_' or '.' ("⁻", "．"). A reader takes "[r e c a l l e d" and
-// "[re-called" for the word.
-func breakClass() string {
+// character read as a break between two letters of a word spelled apart:
+// invisible characters and combining marks (between), spaces
+// (spaceClass), dashes (dashClass) and stops (stopClass). A reader takes
+// "[r e c a l l e d" and "[re-called" for the word.
+func breakClass() string { return markerBlankClass() + dashClass() + stopClass() }
+
+// dashClass is the members of a regexp character class matching
+// markerDashes and each character whose baseForm is a dash, a minus or
+// '_' ("⁻", "＿").
+func dashClass() string {
 	var b strings.Builder
-	b.WriteString(markerBlankClass() + markerDashes)
+	b.WriteString(markerDashes)
 	forEachBaseForm(func(r, base rune) {
-		if (unicode.Is(unicode.Pd, base) || strings.ContainsRune("\u2212_.", base)) && !unicode.Is(unicode.Pd, r) {
+		if (unicode.Is(unicode.Pd, base) || strings.ContainsRune("\u2212_", base)) && !unicode.Is(unicode.Pd, r) {
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	})
+	return b.String()
+}
+
+// stopClass is the members of a regexp character class matching the full
+// stop and each character whose baseForm is one ("．", "﹒").
+func stopClass() string { return withForms(markerStops) }
+
+// wordClass is the members of a regexp character class matching every
+// character that continues a word or begins another (piece.alone):
+// letters and digits (\p{L}, \p{N}), every character a letter of the
+// phrases' words is read as ("|" for l), and each character whose
+// baseForm is a letter or a digit ("ⓧ", "①"), marks aside.
+func wordClass() string {
+	var b strings.Builder
+	b.WriteString(`\p{L}\p{N}`)
+	classes := letterClasses()
+	for _, l := range phraseLetters {
+		b.WriteString(classes[l])
+	}
+	forEachBaseForm(func(r, base rune) {
+		if (unicode.IsLetter(base) || unicode.IsNumber(base)) && !unicode.Is(unicode.M, r) {
 			b.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	})

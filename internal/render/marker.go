@@ -95,9 +95,11 @@ var markerShapes = sync.OnceValue(func() *markerShape {
 
 // quote quotes marker-shaped text in s (markerShape): "[recalled" becomes
 // "[quoted: recalled", "&#91;recall · thread" "&#91;quoted: recall ·
-// thread". It runs before any escaping, on the text as stored, so that the
-// invisible characters the shape looks through are still there. It
-// returns s itself when s holds no marker-shaped text.
+// thread", "| recalled · thread" "| quoted: recalled · thread":
+// QuotedPrefix goes before the phrase's first word, after the opener and
+// any blank characters. It runs before any escaping, on the text as
+// stored, so that the invisible characters the shape looks through are
+// still there. It returns s itself when s holds no marker-shaped text.
 func quote(s string) string {
 	m := markerShapes()
 	var b strings.Builder
@@ -113,15 +115,15 @@ func quote(s string) string {
 			i += w
 			continue
 		}
-		end, ok := m.matchAfter(s, i+n, bar)
+		at, end, ok := m.matchAfter(s, i+n, bar)
 		if !ok {
 			_, w := nextRune(s, i)
 			i += w
 			continue
 		}
-		b.WriteString(s[done : i+n])
+		b.WriteString(s[done:at])
 		b.WriteString(QuotedPrefix)
-		done, i = i+n, end
+		done, i = at, end
 	}
 	if done == 0 {
 		return s
@@ -161,52 +163,59 @@ func (m *markerShape) openerAt(s string, i int) (n int, bar, ok bool) {
 
 // matchAfter reports whether s[i:], the text after an opener, is the
 // rest of marker-shaped text (the first of m.phrases that matches; after
-// a bar, only a phrase with bars), and where that text ends: after the
-// character that holds the phrase's last character. A character read as
-// several (spelled: "㎈" is "cal") is taken as those, one by one; the
-// phrase may end inside it ("[recalle㏈" reads "[recalledB").
-func (m *markerShape) matchAfter(s string, i int, bar bool) (end int, ok bool) {
+// a bar, only a phrase with bars), where its first word begins (at, after
+// the blank characters) and where that text ends (end): after the
+// character that holds the phrase's last character, or before the
+// character an alone piece allowed. A character read as several
+// (spelled: "㎈" is "cal") is taken as those, one by one; the phrase may
+// end inside it ("[recalle㏈" reads "[recalledB").
+func (m *markerShape) matchAfter(s string, i int, bar bool) (at, end int, ok bool) {
 	if i == len(s) || s[i] < utf8.RuneSelf && !phraseStart[s[i]] {
-		return 0, false // the common case, "f(x)", "a[i]", read once
+		return 0, 0, false // the common case, "f(x)", "a[i]", read once
 	}
 	for k := range m.phrases {
 		p := &m.phrases[k]
 		if bar && !p.bars {
 			continue
 		}
-		if end, ok := m.match(p, s, i); ok {
-			return end, true
+		if at, end, ok := m.match(p, s, i); ok {
+			return at, end, true
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
-// match reports whether phrase p matches at s[i:], and where it ends.
-func (m *markerShape) match(p *phrase, s string, i int) (end int, ok bool) {
+// match reports whether phrase p matches at s[i:], where its first word
+// begins and where it ends (matchAfter).
+func (m *markerShape) match(p *phrase, s string, i int) (at, end int, ok bool) {
 	var st matchState
+	at = i
 	for i < len(s) {
 		r, n := nextRune(s, i)
-		i += n
 		sp, several := m.spelled[r]
 		if !several {
-			if !p.step(&st, r) {
-				return 0, false
-			}
-			if st.piece == len(p.pieces) {
-				return i, true
-			}
-			continue
+			sp = string(r)
 		}
 		for _, c := range sp {
 			if !p.step(&st, c) {
-				return 0, false
+				return 0, 0, false
 			}
-			if st.piece == len(p.pieces) {
-				return i, true
+			switch {
+			case st.done:
+				return at, i, true
+			case st.piece == len(p.pieces):
+				return at, i + n, true
 			}
 		}
+		i += n
+		if st.piece == 0 {
+			at = i
+		}
 	}
-	return 0, false
+	if p.endsAt(st) {
+		return at, len(s), true
+	}
+	return 0, 0, false
 }
 
 // nextRune decodes the character at s[i:] as a regexp reads it: an invalid

@@ -16,12 +16,17 @@ import (
 // (0e504ee), with the sets and phrases of later renderings: one
 // alternative for each phrase (phraseDefs), in order, each an opener
 // group (brackets, their escapes, and for a phrase with bars the bars
-// and theirs) and the phrase's pieces. quote must agree with it on every
-// text.
+// and theirs, then the blank characters before the first word: where
+// QuotedPrefix goes), the phrase's other pieces, and a last group, where
+// quoting goes on: the character an alone piece allowed, or empty.
+// quote must agree with it on every text.
 var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 	classes := letterClasses()
-	brk := breakClass()
 	brackets, bars := markerBracketClass(), markerBarClass()
+	// A word spelled apart: no stop followed by a space, invisible
+	// characters and marks between them aside.
+	sp, st, inv, dash := spaceClass(), stopClass(), between, dashClass()
+	brokenGap := `(?:[` + sp + dash + inv + `]|[` + st + `][` + st + inv + `]*[` + dash + `])*(?:[` + st + `][` + st + inv + `]*)?`
 	var alts []string
 	for _, d := range phraseDefs() {
 		open := `[` + brackets + `]|` + escapesOf(brackets)
@@ -29,23 +34,33 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 			open = `[` + brackets + bars + `]|` + escapesOf(brackets) + `|` + escapesOf(bars)
 		}
 		var b strings.Builder
-		b.WriteString(`(` + open + `)(?:`)
-		for _, pc := range d.pieces {
+		b.WriteString(`((?:` + open + `)[` + d.pieces[0].star + `]*)`)
+		last, star := `()`, d.pieces[0].star
+		for _, pc := range d.pieces[1:] {
 			switch {
 			case pc.word != "":
+				gap := `[` + between + `]*`
+				if pc.broken {
+					gap = brokenGap
+				}
 				for i, l := range pc.word {
 					if i > 0 {
-						b.WriteString(`[` + brk + `]*`)
+						b.WriteString(gap)
 					}
 					b.WriteString(`[` + classes[l] + `]`)
 				}
 			case pc.one != "":
 				b.WriteString(`[` + pc.one + `]`)
+			case pc.alone != "":
+				// Nor what the star before it reads: the star reads all
+				// it can.
+				last = `((?:[^` + pc.alone + star + `]|$))`
 			default:
 				b.WriteString(`[` + pc.star + `]*`)
 			}
+			star = pc.star
 		}
-		b.WriteString(`)`)
+		b.WriteString(last)
 		alts = append(alts, b.String())
 	}
 	return regexp.MustCompile(strings.Join(alts, "|"))
@@ -53,8 +68,8 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 
 // escapesOf is the regexp alternatives matching the escapes escapedAt
 // reads of each character of a class: HTML numeric references, decimal
-// and hexadecimal, their semicolon optional, the named ones, and the
-// backslash escapes.
+// and hexadecimal, their semicolon optional (and the Windows-1252 numbers
+// of those it has one), the named ones, and the backslash escapes.
 func escapesOf(class string) string {
 	set := classSet(class)
 	var alts []string
@@ -67,6 +82,11 @@ func escapesOf(class string) string {
 			if r <= 0xFF {
 				alts = append(alts, fmt.Sprintf(`\\x(?i:%02x)`, r))
 			}
+			for n, w := range windows1252 {
+				if w == r {
+					alts = append(alts, fmt.Sprintf(`&#0*%d;?|&#[xX]0*(?i:%x);?`, n, n))
+				}
+			}
 		}
 	}
 	for name, r := range namedOpeners {
@@ -77,16 +97,22 @@ func escapesOf(class string) string {
 	return strings.Join(alts, "|")
 }
 
-// regexpQuote is quote as it was: the regexp's matches, with QuotedPrefix
-// after each one's opener.
+// regexpQuote is quote as it was: the regexp's leftmost match, with
+// QuotedPrefix after its first group, then the same from its last group
+// on.
 func regexpQuote(s string) string {
 	var b strings.Builder
-	done := 0
-	for _, m := range regexpShape().FindAllStringSubmatchIndex(s, -1) {
-		for g := 1; 2*g < len(m); g++ {
+	done, from := 0, 0
+	for from < len(s) {
+		m := regexpShape().FindStringSubmatchIndex(s[from:])
+		if m == nil {
+			break
+		}
+		for g := 1; 2*g < len(m); g += 2 {
 			if m[2*g] >= 0 {
-				b.WriteString(s[done:m[2*g+1]] + QuotedPrefix)
-				done = m[2*g+1]
+				b.WriteString(s[done:from+m[2*g+1]] + QuotedPrefix)
+				done = from + m[2*g+1]
+				from += m[2*g+2]
 				break
 			}
 		}
@@ -123,7 +149,9 @@ func quoteAgrees(s string) (got, want string, ok bool) {
 // piece (a star's, a word's breaks) are never that piece's first
 // character, so quote, which reads the star (or break) while it can, finds
 // what the regexp finds. A phrase's tail and the blank after it share the
-// invisible characters and marks, which either may read.
+// invisible characters and marks, which either may read. An alone piece
+// reads no character: the star before it reads all it can, in quote as
+// in the regexp, which prefers the longer star.
 func TestMarkerSetsDisjoint(t *testing.T) {
 	m := markerShapes()
 	overlap := func(a, b runeSet) (rune, bool) {
@@ -190,6 +218,13 @@ func quoteCases() []string {
 		"[recall\n·", "(Recalls ・", "[recall ･", "[recall ·", "[re call ·",
 		"[untrusted tool output]", "[untrusted: from", "[untrusted\u200btool", "[untrustedtool", "[un trusted t o o l", "(untrusted input)",
 		"[untrusted ：", "[ｕｎｔｒｕｓｔｅｄ tool", "[untrusted", "[untrusted too",
+	)
+	cases = append(cases, // render-v12's narrower phrases and escapes
+		"[recall · precision]", "[recall · thread t1", "[recall: thread", "[recall：ｔｈｒｅａｄ", "[recalls · t h r e a d", "|recall ﹕ thread",
+		"[re-called the", "[re-called]", "[re-called", "[re-called ·", "[re-called́x", "[re-calledͺ", "[re. called", "[re.called]",
+		"[r.e.c.a.l.l.e.d]", "[re.​ called]", "[re.-called]", "[re..called]", "[re — called]", "[re called x", "[re called 1",
+		"[untrusted tool", "[untrusted tooling", "[untrusted tooĺs", "[untrusted tool​s", "[untrusted tool[recalled", "[untrusted toolⓧ",
+		"&#139;recalled", "&#x8b;recalled", "&#0139recalled", "&#155;recalled", "&#x9B;recalled", `recalled`, "&#166;recall · thread",
 	)
 	for r, f := range spelledForms() { // each in place of the letters it may read as
 		for k := range MarkerWord {
@@ -296,6 +331,9 @@ func decodeEscape(e string) rune {
 	if err != nil || n > unicode.MaxRune {
 		return -1
 	}
+	if w, ok := windows1252[rune(n)]; ok && strings.HasPrefix(e, "&#") {
+		return w
+	}
 	return rune(n)
 }
 
@@ -309,8 +347,9 @@ func baseOf(r rune) rune {
 
 // readAs is what r is read as: the letter of a phrase's word ('l' for
 // 'I'), '[' for an opening bracket, '|' for the bar that reads as 'l'
-// too and '¦' for the other bars, '·' for a marker dot, '-' for a break
-// that is no space or invisible character (a dash, '_', '.'), or r.
+// too and '¦' for the other bars, '·' for a marker dot, ':' for a colon,
+// '.' for a stop, '-' for a break that is no space, stop or invisible
+// character (a dash, '_'), or r.
 func readAs(r rune) rune {
 	switch {
 	case r == '|':
@@ -321,7 +360,11 @@ func readAs(r rune) rune {
 		return '¦'
 	case strings.ContainsRune(markerDots, r):
 		return '·'
-	case unicode.Is(unicode.Pd, r) || strings.ContainsRune("\u2212_.", r):
+	case strings.ContainsRune(markerColons, r):
+		return ':'
+	case strings.ContainsRune(markerStops, r):
+		return '.'
+	case unicode.Is(unicode.Pd, r) || strings.ContainsRune("\u2212_", r):
 		return '-'
 	}
 	for _, l := range phraseLetters {
@@ -333,14 +376,24 @@ func readAs(r rune) rune {
 }
 
 // normalisedMarker matches the phrases in normalised text: a bracket,
-// spaces and "recalled"; a bracket or a bar, spaces, "recall", letters,
-// spaces and a dot; "untrusted", spaces and "tool". Between
-// the letters of a word, spaces and breaks; '|' reads as 'l' too.
-var normalisedMarker = regexp.MustCompile(`\[ *` + normalWord(MarkerWord) + `|[\[|¦] *` + normalWord(stemWord) + `[\pL|]* *·|[\[|¦] *` +
-	normalWord(untrustedWord) + ` *` + normalWord(toolWord))
+// spaces and "recalled"; a bracket, spaces, "recalled" spelled apart
+// and spaces, then no letter or digit; a bracket or a bar, spaces,
+// "recall", letters, spaces, a dot or a colon, spaces and "thread";
+// "untrusted", spaces and "tool", then no letter or digit. Between the
+// letters of a word spelled apart, spaces and breaks, but no stop
+// followed by a space; '|' reads as 'l' too.
+var normalisedMarker = regexp.MustCompile(`\[ *` + normalWord(MarkerWord, ``) +
+	`|\[ *` + normalWord(MarkerWord, normalGap) + ` *(?:[^\pL\pN| ]|$)` +
+	`|[\[|¦] *` + normalWord(stemWord, normalGap) + `[\pL|]* *[·:] *` + normalWord(threadWord, normalGap) +
+	`|[\[|¦] *` + normalWord(untrustedWord, normalGap) + ` *` + normalWord(toolWord, normalGap) + `(?:[^\pL\pN|]|$)`)
 
-// normalWord is the regexp of word in normalised text.
-func normalWord(word string) string {
+// normalGap is what may come between the letters of a word spelled apart
+// in normalised text: spaces and breaks, a stop never followed by a space.
+const normalGap = `(?:[ \-]|\.+-)*\.*`
+
+// normalWord is the regexp of word in normalised text, gap between its
+// letters.
+func normalWord(word, gap string) string {
 	var parts []string
 	for _, l := range word {
 		if l == 'l' {
@@ -349,7 +402,7 @@ func normalWord(word string) string {
 			parts = append(parts, string(l))
 		}
 	}
-	return strings.Join(parts, `[ \-]*`)
+	return strings.Join(parts, gap)
 }
 
 // readsAsMarker reports whether s, normalised, holds a phrase.

@@ -20,7 +20,8 @@ var namedOpeners = map[string]rune{
 
 // escapedAt decodes the escape that begins at s[i], if one does: an HTML
 // character reference, numeric ("&#91;", "&#x5B;", the semicolon
-// optional, as browsers read it) or one of namedOpeners ("&lbrack;"), or
+// optional, as browsers read it, 128 to 159 as Windows-1252: "&#139;"
+// is "‹") or one of namedOpeners ("&lbrack;"), or
 // a backslash escape of C, JSON, JavaScript and Python ("\u005b",
 // "\U0000005b", "\x5b", "\u{5b}"). n is its length in bytes, 0 when none
 // begins there (r is then meaningless; -1 for a number past U+10FFFF).
@@ -81,7 +82,20 @@ func numericRef(s string, i int) (rune, int) {
 	if j < len(s) && s[j] == ';' {
 		j++
 	}
+	if w, ok := windows1252[r]; ok {
+		r = w
+	}
 	return r, j - i
+}
+
+// windows1252 are the numbers 128 to 159 an HTML character reference
+// reads as the Windows-1252 characters of those bytes, as the HTML
+// standard's numeric character reference end state does: "&#139;" is
+// "‹", an opener, not the control U+008B.
+var windows1252 = map[rune]rune{
+	0x80: '€', 0x82: '‚', 0x83: 'ƒ', 0x84: '„', 0x85: '…', 0x86: '†', 0x87: '‡', 0x88: 'ˆ', 0x89: '‰',
+	0x8A: 'Š', 0x8B: '‹', 0x8C: 'Œ', 0x8E: 'Ž', 0x91: '\u2018', 0x92: '\u2019', 0x93: '“', 0x94: '”',
+	0x95: '•', 0x96: '–', 0x97: '—', 0x98: '˜', 0x99: '™', 0x9A: 'š', 0x9B: '›', 0x9C: 'œ', 0x9E: 'ž', 0x9F: 'Ÿ',
 }
 
 // hexFixed decodes a backslash, a letter and exactly digits hex digits at

@@ -1,13 +1,18 @@
 package render
 
+import "sync"
+
 // The phrases of mnemo's markers that stored text may not open after a
 // bracket (markerShape): the recall marker's word, its stem before
 // mnemo's separator, and the tool-output marks.
 const (
 	// stemWord is the stem of MarkerWord: "[recall · thread t1 · seq 2 …"
-	// and "[recalling · …" read as the marker when mnemo's separator
-	// follows.
+	// and "[recalling · thread …" read as the marker when mnemo's
+	// separator and threadWord follow.
 	stemWord = "recall"
+	// threadWord follows mnemo's separator after MarkerWord in the marker,
+	// "[recalled · thread t1 · seq 2 …".
+	threadWord = "thread"
 	// untrustedWord opens the recall marker's tool-output phrase,
 	// "untrusted tool output".
 	untrustedWord = "untrusted"
@@ -24,22 +29,38 @@ const (
 // middle dot) are read through baseForm.
 const markerDots = `·•∙⋅・‧⸱ꞏ`
 
+// markerColons are the colon, read as a separator before threadWord as
+// mnemo's dot is ("[recall: thread t1 · seq 2"), as regexp character
+// class members; the full-width and small forms through baseForm.
+const markerColons = `:`
+
 // markerDashes are the characters read as a break inside a word, as
-// regexp character class members, with the spaces and invisible
-// characters: dashes and hyphens (\p{Pd}), the minus sign, the underscore
-// and the full stop ("[re-called", "[r.e.c.a.l.l.e.d", "[re_called").
-const markerDashes = `\p{Pd}\x{2212}_.`
+// regexp character class members, with the spaces, the full stops
+// (markerStops) and invisible characters: dashes and hyphens (\p{Pd}), the
+// minus sign and the underscore ("[re-called", "[re_called").
+const markerDashes = `\p{Pd}\x{2212}_`
+
+// markerStops are the full stops read as a break inside a word
+// ("[r.e.c.a.l.l.e.d"), unless a space follows one: "(re. called)" is an
+// abbreviation and a word, not the marker's word spelled apart.
+const markerStops = `.`
 
 // piece is one part of a phrase, as regexp character class members: a
-// word (its letters read by letterClasses, with breakClass characters
-// between them), or a set read zero or more times (star) or exactly once
-// (one).
+// word (its letters read by letterClasses; with broken, spaces, dashes
+// and stops may come between them, breakClass, else only invisible
+// characters and marks), a set read zero or more times (star) or exactly
+// once (one), or a set the next character may not be in (alone: the
+// character is not read, and the end of the text will do).
 type piece struct {
-	word, star, one string
+	word             string
+	broken           bool
+	star, one, alone string
 }
 
 // phraseDef is a phrase of marker-shaped text after its opener: its
 // pieces in order; bars is set when it counts after a vertical bar too.
+// Every phrase begins with a star of blank characters, then a word:
+// QuotedPrefix goes between them.
 type phraseDef struct {
 	name   string
 	bars   bool
@@ -50,11 +71,17 @@ type phraseDef struct {
 // opener (the first that matches is quoted):
 //
 //   - "recalled": MarkerWord, after any blank characters, whatever
-//     follows ("[recalled", "(Recalled · …", "[r e c a l l e d");
-//   - "recall ·": stemWord, any more letters, blank characters and a
-//     marker dot ("[recall · thread t1 · seq 2", "|recalled · thread");
-//   - "untrusted tool": untrustedWord, blank characters and toolWord
-//     ("[untrusted tool output]"), not "(untrusted input)".
+//     follows ("[recalled", "(Recalled · …", "[re\u200bcalled");
+//   - "re-called": MarkerWord spelled apart (spaces, dashes, stops between
+//     its letters) standing alone: no other word follows it, only blank
+//     characters and then punctuation or the end of the text ("[r e c a l
+//     l e d · …", "[re-called]", not "(re-called the API twice)");
+//   - "recall · thread": stemWord, any more letters, blank characters,
+//     a marker dot or a colon and threadWord ("[recall · thread t1 · seq
+//     2", "|recalled · thread", "[recall: thread"; not "[recall · precision]");
+//   - "untrusted tool": untrustedWord, blank characters and toolWord as a
+//     whole word ("[untrusted tool output]"; not "(untrusted input)",
+//     "[untrusted tooling]").
 //
 // The observations' mark "[untrusted: from tool output]" is not a phrase:
 // mnemo stores it in an untrusted observation's items (observe.UntrustedMark)
@@ -63,13 +90,18 @@ type phraseDef struct {
 //
 // Every phrase but the first needs what only mnemo's markers write after
 // the word, so ordinary text ("(recall that f is continuous)", "a
-// markdown cell | recalled |") stays as it is.
+// markdown cell | recalled |", "[recall · precision] at k=10") stays as
+// it is.
 func phraseDefs() []phraseDef {
 	blankC := markerBlankClass()
+	wordC := wordClass()
 	return []phraseDef{
 		{"recalled", false, []piece{{star: blankC}, {word: MarkerWord}}},
-		{"recall ·", true, []piece{{star: blankC}, {word: stemWord}, {star: tailClass()}, {star: blankC}, {one: withForms(markerDots)}}},
-		{"untrusted tool", true, []piece{{star: blankC}, {word: untrustedWord}, {star: blankC}, {word: toolWord}}},
+		{"re-called", false, []piece{{star: blankC}, {word: MarkerWord, broken: true}, {star: blankC}, {alone: wordC}}},
+		{"recall · thread", true, []piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC},
+			{one: withForms(markerDots + markerColons)}, {star: blankC}, {word: threadWord, broken: true}}},
+		{"untrusted tool", true, []piece{{star: blankC}, {word: untrustedWord, broken: true}, {star: blankC},
+			{word: toolWord, broken: true}, {star: between}, {alone: wordC}}},
 	}
 }
 
@@ -80,29 +112,37 @@ type phrase struct {
 }
 
 // setPiece is a piece with its sets built: letters for a word (and
-// breaks, read between two letters), set for a star or one.
+// breaks, read between two letters, of which spaces and stops for the
+// stop rule), set for a star, a one or an alone.
 type setPiece struct {
-	letters []runeSet
-	breaks  runeSet
-	set     runeSet
-	one     bool
+	letters       []runeSet
+	breaks        runeSet
+	spaces, stops runeSet
+	set           runeSet
+	one, alone    bool
 }
 
 // compile builds d's sets.
 func (d phraseDef) compile() phrase {
 	classes := letterClasses()
-	breaks := classSet(breakClass())
+	broken, unbroken := classSet(breakClass()), classSet(between)
+	spaces, stops := classSet(spaceClass()), classSet(stopClass())
 	p := phrase{bars: d.bars}
 	for _, pc := range d.pieces {
 		switch {
 		case pc.word != "":
-			sp := setPiece{breaks: breaks}
+			sp := setPiece{breaks: unbroken}
+			if pc.broken {
+				sp = setPiece{breaks: broken, spaces: spaces, stops: stops}
+			}
 			for _, l := range pc.word {
 				sp.letters = append(sp.letters, classSet(classes[l]))
 			}
 			p.pieces = append(p.pieces, sp)
 		case pc.one != "":
 			p.pieces = append(p.pieces, setPiece{set: classSet(pc.one), one: true})
+		case pc.alone != "":
+			p.pieces = append(p.pieces, setPiece{set: classSet(pc.alone), alone: true})
 		default:
 			p.pieces = append(p.pieces, setPiece{set: classSet(pc.star)})
 		}
@@ -111,39 +151,84 @@ func (d phraseDef) compile() phrase {
 }
 
 // matchState is how far a match of a phrase got: the piece it is in and,
-// in a word, the letters read.
+// in a word, the letters read and whether the last break read was a stop
+// (invisible characters and marks after it aside); done once an alone
+// piece saw a character it allows (not read).
 type matchState struct {
 	piece, letter int
+	stop, done    bool
 }
 
 // step reads c in state st: a star's character leaves st where it is, any
 // other moves on to the next piece and is read there; a one's character
 // ends the one; a word's next letter moves on by one letter (and past
 // the word after its last), a break between two letters leaves st where
-// it is. It reports false when c fits none of these.
+// it is (a space right after a stop ends the match); an alone piece
+// ends the match before c when c is not in its set. It reports false
+// when c fits none of these.
 func (p *phrase) step(st *matchState, c rune) bool {
 	for st.piece < len(p.pieces) {
 		pc := &p.pieces[st.piece]
 		switch {
 		case pc.letters != nil:
-			if pc.letters[st.letter].has(c) {
-				st.letter++
-				if st.letter == len(pc.letters) {
-					st.piece, st.letter = st.piece+1, 0
-				}
-				return true
-			}
-			return st.letter > 0 && pc.breaks.has(c)
+			return p.stepWord(st, pc, c)
 		case pc.one:
 			if pc.set.has(c) {
 				st.piece++
 				return true
 			}
 			return false
+		case pc.alone:
+			st.done = !pc.set.has(c)
+			return st.done
 		case pc.set.has(c):
 			return true
 		default:
 			st.piece++ // a star ends; c is read by the next piece
+		}
+	}
+	return false
+}
+
+// stepWord reads c in word piece pc (step).
+func (p *phrase) stepWord(st *matchState, pc *setPiece, c rune) bool {
+	if pc.letters[st.letter].has(c) {
+		st.letter++
+		st.stop = false
+		if st.letter == len(pc.letters) {
+			st.piece, st.letter = st.piece+1, 0
+		}
+		return true
+	}
+	if st.letter == 0 || !pc.breaks.has(c) {
+		return false
+	}
+	switch {
+	case pc.stops.has(c):
+		st.stop = true
+	case pc.spaces.has(c):
+		return !st.stop
+	case !unbrokenSet().has(c):
+		st.stop = false // a dash or '_'; invisible characters and marks leave it
+	}
+	return true
+}
+
+// unbrokenSet is between as a set, built once.
+var unbrokenSet = sync.OnceValue(func() runeSet { return classSet(between) })
+
+// endsAt reports whether the text may end in state st: only stars are
+// left before an alone piece.
+func (p *phrase) endsAt(st matchState) bool {
+	if st.letter > 0 {
+		return false
+	}
+	for _, pc := range p.pieces[st.piece:] {
+		switch {
+		case pc.alone:
+			return true
+		case pc.letters != nil || pc.one:
+			return false
 		}
 	}
 	return false
