@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/url"
 	"slices"
 	"strconv"
@@ -14,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/render"
+	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -128,10 +131,52 @@ func (h *handlers) readMemCtx(ctx context.Context, req *mcp.ReadResourceRequest)
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
 	rec, err := h.t.Run(ctx, run)
+	if err != nil && prunedDetail(h.t.Describe(err)) {
+		// Tenant.Run says a run of the caller's resources was pruned, as
+		// GET /v1/runs/{run}/memctx does; the SDK's "Resource not found"
+		// alone read as a wrong id (walk59 L1).
+		return nil, &jsonrpc.Error{Code: mcp.CodeResourceNotFound, Message: "Resource not found: " + h.t.Describe(err).Detail,
+			Data: json.RawMessage(fmt.Sprintf(`{"uri":%q}`, uri))}
+	}
 	if err != nil {
 		return nil, h.notFound(ctx, uri, err)
 	}
-	return jsonResource(uri, rec)
+	return jsonResource(uri, memCtxShown(rec))
+}
+
+// prunedDetail reports whether p is Tenant.Run's 404 for a run of the
+// caller's resources whose record was pruned (journal.RunPrunedError).
+func prunedDetail(p server.Problem) bool {
+	return p.Status == http.StatusNotFound && strings.HasSuffix(p.Detail, journal.RunPrunedDetail)
+}
+
+// memCtxShown is a memctx record as the resource gives it to the model
+// reading it: the stored text it holds (the query, each listed turn's
+// preview, an unsettled call's id) as memory_context gives a turn, as a
+// prompt shows it (render.Message: marker-shaped text quoted, "[quoted:
+// recalled …", bidirectional, tag and control characters as "\u202e");
+// the rest as recorded. GET /v1/runs/{run}/memctx gives the record as
+// stored.
+func memCtxShown(rec *journal.MemCtx) *journal.MemCtx {
+	out := *rec
+	out.Query = render.Message(rec.Query)
+	out.Recalled, out.Recent = refsShown(rec.Recalled), refsShown(rec.Recent)
+	out.Dropped, out.Unsettled = refsShown(rec.Dropped), refsShown(rec.Unsettled)
+	return &out
+}
+
+// refsShown is refs with each preview and call id rendered (memCtxShown);
+// nil for nil.
+func refsShown(refs []journal.Ref) []journal.Ref {
+	if refs == nil {
+		return nil
+	}
+	out := make([]journal.Ref, len(refs))
+	for i, r := range refs {
+		r.Preview, r.ToolCallID = render.Message(r.Preview), render.Message(r.ToolCallID)
+		out[i] = r
+	}
+	return out
 }
 
 func (h *handlers) readMessages(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -228,8 +228,12 @@ func (h *handlers) context(ctx context.Context, _ *mcp.CallToolRequest, in Conte
 	}
 	out := ContextOutput{RunID: c.RunID, System: c.System, PromptHash: c.PromptHash, Messages: []ContextMessage{}}
 	for _, m := range c.Messages {
+		// Content and arguments come rendered; a call's id and name and
+		// the id a tool turn answers are rendered here as memory_search
+		// renders them (the same on both sides, so calls and answers
+		// still pair).
 		out.Messages = append(out.Messages, ContextMessage{Role: m.Role, Content: m.Content, Name: m.Name,
-			ToolCalls: contextToolCalls(m.ToolCalls), ToolCallID: m.ToolCallID, ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
+			ToolCalls: contextToolCalls(m.ToolCalls), ToolCallID: render.Message(m.ToolCallID), ThreadID: m.ThreadID, Seq: m.Seq, Reason: m.Reason})
 	}
 	if c.MemCtx != nil {
 		out.Recalled, out.Dropped = len(c.MemCtx.Recalled), c.MemCtx.DroppedCount

@@ -159,15 +159,17 @@ type ContextToolCall struct {
 	Arguments string `json:"arguments" jsonschema:"the call's arguments as the model is to read them, a string as OpenAI's function.arguments: an object's JSON text with bidirectional, tag and control characters as JSON escapes, or a model's text that held no object rendered as message content is"`
 }
 
-// contextToolCalls gives a composed message's calls as ContextToolCalls;
-// nil for none.
+// contextToolCalls gives a composed message's calls as ContextToolCalls,
+// each id and name rendered as memory_search renders them
+// (render.Message: a stored "[recalled · …" id is "[quoted: recalled · …",
+// a U+202E "\u202e"); nil for none.
 func contextToolCalls(calls []server.ContextToolCall) []ContextToolCall {
 	if len(calls) == 0 {
 		return nil
 	}
 	out := make([]ContextToolCall, len(calls))
 	for i, c := range calls {
-		out[i] = ContextToolCall(c)
+		out[i] = ContextToolCall{ID: render.Message(c.ID), Name: render.Message(c.Name), Arguments: c.Arguments}
 	}
 	return out
 }
