@@ -31,3 +31,31 @@ func TestErasurePlansSeek(t *testing.T) {
 		}
 	})
 }
+
+// TestGhostWalkLooksUpThreadsOnce: Expire's walk of the memctx thread ids
+// (GhostRuns with neither a thread nor a resource) looks each id up in
+// threads once, its branches reading the materialized owner (SQLite's
+// EXPLAIN QUERY PLAN: one SEARCH threads). It looked each id up in each of
+// its three branches (the NOT EXISTS and the two ranges of the owner's
+// other resources): part of the 1.3x an Expire on SQLite took after those
+// ranges came (BENCHMARKS.md, run58 and perf60).
+func TestGhostWalkLooksUpThreadsOnce(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		if b.Dialect != store.SQLite {
+			t.Skip("the plans are SQLite's; Postgres's are measured by BenchmarkErasureJournal")
+		}
+		_, db := b.openErase(t)
+		for _, c := range journal.ErasurePlans {
+			if c.Name != "GhostRuns" {
+				continue
+			}
+			text := b.Plan(t, db, c.Query, c.Args...)
+			if n := strings.Count(text, "SEARCH threads"); n != 1 {
+				t.Errorf("the walk looks each id up in threads %d times, want 1: %s", n, text)
+			}
+			if n := strings.Count(text, "MATERIALIZE"); n != 2 {
+				t.Errorf("the walk materializes %d tables, want 2 (ids, o): %s", n, text)
+			}
+		}
+	})
+}

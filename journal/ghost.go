@@ -12,9 +12,11 @@ import (
 
 // ghostThreadsWalk is GhostRuns' statement with neither a thread nor a
 // resource (Expire's, every call): the memctx records' thread ids, each
-// the least above the one before (a seek of journal_by_thread), then the
-// records of those that no stored thread of their resource holds (?2 and ?3 are "" here: the walk starts above the
-// empty id): every record of an id with no stored thread, and of a stored
+// the least above the one before (a seek of journal_by_thread), each
+// looked up once in threads for its owner (o, materialized: read three
+// times below), then the records of those that no stored thread of their
+// resource holds (?2 and ?3 are "" here: the walk starts above the empty
+// id): every record of an id with no stored thread, and of a stored
 // thread's id the records of other resources (their LoadContext on the id
 // before the thread's resource created it), read as two ranges of
 // journal_by_thread_resource (resource_id below and above the thread's
@@ -22,19 +24,20 @@ import (
 // keeps SQLite's join order: on a journal without statistics its planner
 // read every memctx record and looked each up in ids. It read every
 // memctx record before (4.8 s an Expire with nothing due on SQLite at
-// 200,000 runs: BENCHMARKS.md).
+// 200,000 runs: BENCHMARKS.md). Without o, SQLite looked each id up in
+// threads in each branch, three lookups an id, and Postgres hashed the
+// whole threads table twice (BENCHMARKS.md, perf60).
 const ghostThreadsWalk = `WITH RECURSIVE ids(id) AS (
 		SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ?2
 		UNION ALL SELECT (SELECT MIN(thread_id) FROM journal WHERE scope = ?1 AND thread_id > ids.id) FROM ids WHERE ids.id IS NOT NULL),
-	owned(id, owner) AS (SELECT ids.id, threads.resource_id FROM ids CROSS JOIN threads
-		WHERE ids.id IS NOT NULL AND ?3 = '' AND threads.id = ids.id)
-	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM ids CROSS JOIN journal j
-	WHERE ids.id IS NOT NULL AND ?3 = '' AND j.scope = ?1 AND j.thread_id = ids.id
-	AND NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = ids.id)
-	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM owned CROSS JOIN journal j
-	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = owned.id AND j.resource_id < owned.owner
-	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM owned CROSS JOIN journal j
-	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = owned.id AND j.resource_id > owned.owner`
+	o(id, owner) AS MATERIALIZED (SELECT ids.id, (SELECT threads.resource_id FROM threads WHERE threads.id = ids.id) FROM ids
+		WHERE ids.id IS NOT NULL AND ?3 = '')
+	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM o CROSS JOIN journal j
+	WHERE o.owner IS NULL AND j.scope = ?1 AND j.thread_id = o.id
+	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM o CROSS JOIN journal j
+	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = o.id AND j.resource_id < o.owner
+	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM o CROSS JOIN journal j
+	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = o.id AND j.resource_id > o.owner`
 
 // GhostRun is a run recorded under a thread id that has no stored thread
 // of its resource: a LoadContext of a new conversation (its first turn
