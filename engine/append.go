@@ -62,13 +62,13 @@ type AppendResult struct {
 	EvictedResources []string
 	// Unpaired are the request's tool messages that answer no call of the
 	// thread (UnpairedResult), in request order, each once; nil when none.
-	// They are stored, and every context leaves them out. Checked once the
-	// append is committed, looking in the store at most MaxPairLookups
-	// times.
+	// They are stored, and every context leaves them out. Checked in the
+	// append's transaction, against the thread as the append commits it
+	// (an erasure or expiry committed later does not change it), looking
+	// in the store at most MaxPairLookups times.
 	Unpaired []UnpairedResult
 	// UnpairedUnchecked counts the request's tool messages not checked
-	// for Unpaired: past MaxPairLookups, or after a lookup failed (ctx
-	// ended, the database gone; the append stands). 0 when every one was.
+	// for Unpaired, past MaxPairLookups lookups; 0 when every one was.
 	UnpairedUnchecked int
 }
 
@@ -146,9 +146,13 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 				return err
 			}
 			if hooks.after != nil {
-				return hooks.after(ctx, tx, res)
+				if err := hooks.after(ctx, tx, res); err != nil {
+					return err
+				}
 			}
-			return nil
+			var err error
+			res.Unpaired, res.UnpairedUnchecked, err = e.unpairedResults(ctx, tx, req.ThreadID, rows, res.Seqs) // unpaired.go
+			return err
 		})
 		if err != nil {
 			e.forgetFresh(rows)
@@ -164,12 +168,14 @@ func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks append
 			return nil, err
 		}
 	}
+	if f := e.erasure.appended.Load(); f != nil {
+		(*f)()
+	}
 	if res.Stored > 0 {
 		e.kickOutbox()
 		e.afterAppend(req.ThreadID)
 		res.Evicted, res.EvictedResources = e.enforceQuota(ctx, sw, req.ThreadID, res.ResourceID)
 	}
-	res.Unpaired, res.UnpairedUnchecked = e.unpairedResults(ctx, req.ThreadID, rows, res.Seqs) // unpaired.go
 	return res, nil
 }
 

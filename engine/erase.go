@@ -234,6 +234,9 @@ type eraseState struct {
 	// composed, for the tests, is called by LoadContext once its context
 	// is composed, before its record's transaction (SetBeforeMemCtx).
 	composed atomic.Pointer[func()]
+	// appended, for the tests, is called by Append once its transaction
+	// committed, before the quota's evictions (SetAfterAppendCommit).
+	appended atomic.Pointer[func()]
 	// drained, for the tests, is called by a purge once it drained the
 	// outbox's delete rows, before it counts those deferred (purge.go).
 	drained atomic.Pointer[func()]

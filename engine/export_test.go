@@ -309,6 +309,16 @@ func SetBeforeMemCtx(e *Engine, f func()) {
 	e.erasure.composed.Store(&f)
 }
 
+// SetAfterAppendCommit makes Append call f once its transaction
+// committed, before the quota's evictions; nil removes it.
+func SetAfterAppendCommit(e *Engine, f func()) {
+	if f == nil {
+		e.erasure.appended.Store(nil)
+		return
+	}
+	e.erasure.appended.Store(&f)
+}
+
 // IndexLexical indexes docs in the open lexical index directly, as a
 // drain's batch does but with no outbox row and no kick of the drainer
 // (the caller holds the drain: HoldDrain).

@@ -104,3 +104,59 @@ func TestAppendUnpaired(t *testing.T) {
 		})
 	})
 }
+
+// TestAppendUnpairedAsCommitted: Unpaired answers for the thread as the
+// append commits it, on both backends: an erasure committed right after
+// (SetAfterAppendCommit: between the commit and the quota) does not
+// change it. Before (pair60), the stored lookups ran once the append was
+// committed: erasing the call there named a result that answered it when
+// stored ("CallErased"), and erasing the first result of a call answered
+// twice hid the second ("FirstResultErased").
+func TestAppendUnpairedAsCommitted(t *testing.T) {
+	user := engine.Message{Role: engine.RoleUser, Content: "look it up"}
+	call := engine.Message{ID: "call-1", Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "lookup", Arguments: []byte(`{}`)}}}
+	first := engine.Message{ID: "result-1", Role: engine.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "found"}
+	second := engine.Message{ID: "result-2", Role: engine.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "found again"}
+	cases := []struct {
+		name   string
+		stored []engine.Message // appended first
+		erased string           // the message erased once the append of second committed
+		want   int              // len(Unpaired) of that append
+	}{
+		{"CallErased", []engine.Message{user, call}, "call-1", 0},
+		{"FirstResultErased", []engine.Message{user, call, first}, "result-1", 1},
+	}
+	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
+		ctx := context.Background()
+		e := b.MustOpen(t, engine.Config{Embedder: recall.HashEmbedder{}})
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				thread := "t-" + strings.ToLower(c.name)
+				stored := append([]engine.Message(nil), c.stored...)
+				for i := range stored {
+					if stored[i].ID != "" {
+						stored[i].ID = thread + "-" + stored[i].ID
+					}
+				}
+				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r1", Messages: stored}); err != nil {
+					t.Fatal(err)
+				}
+				var eraseErr error
+				engine.SetAfterAppendCommit(e, func() {
+					engine.SetAfterAppendCommit(e, nil)
+					_, eraseErr = e.DeleteMessages(ctx, thread+"-"+c.erased)
+				})
+				t.Cleanup(func() { engine.SetAfterAppendCommit(e, nil) })
+				again := second
+				again.ID = thread + "-" + again.ID
+				res, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, Messages: []engine.Message{again}})
+				if err != nil || eraseErr != nil {
+					t.Fatalf("append: %v; erasure: %v", err, eraseErr)
+				}
+				if len(res.Unpaired) != c.want || res.UnpairedUnchecked != 0 {
+					t.Fatalf("Unpaired %+v, %d unchecked; want %d named, as the thread stood at the commit", res.Unpaired, res.UnpairedUnchecked, c.want)
+				}
+			})
+		}
+	})
+}

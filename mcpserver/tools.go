@@ -154,6 +154,9 @@ func (h *handlers) append(ctx context.Context, _ *mcp.CallToolRequest, in Append
 	if err != nil {
 		return nil, AppendOutput{}, h.fail(err)
 	}
+	// No unpaired (server.AppendResult.Unpaired): the tool takes no tool
+	// turns (appendRole, toolTurnsElsewhere), so none of its messages can
+	// be a result answering no call.
 	return nil, AppendOutput{ThreadID: res.ThreadID, ResourceID: res.ResourceID, Seqs: res.Seqs, IDs: res.IDs, Stored: res.Stored, Created: res.Created, Evicted: res.Evicted}, nil
 }
 
