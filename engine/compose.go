@@ -139,7 +139,8 @@ type ContextMessage struct {
 //     tool phrase's "tool" only as a whole word ("[untrusted tooling]"
 //     is left), a word spelled apart only with no other word after it
 //     ("(re-called the API twice)", "(re. called)" are left); an HTML
-//     reference of 128 to 159 reads as Windows-1252 ("&#139;" is "‹");
+//     reference of 128 to 159 reads as Windows-1252 ("&#139;" is "‹"),
+//     a named one as HTML reads it ("&brvbar;", "&laquo" without ';');
 //     the prefix goes after the blanks ("| quoted: recalled · thread",
 //     was "|quoted:  recalled"). A run of render-v11 whose text held none
 //     of these replays byte for byte.

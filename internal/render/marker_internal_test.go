@@ -89,12 +89,24 @@ func escapesOf(class string) string {
 			}
 		}
 	}
-	for name, r := range namedOpeners {
-		if set.has(r) {
-			alts = append(alts, `&`+name+`;`)
+	for _, name := range htmlOpenerNames {
+		if u := html.UnescapeString("&" + name); set.has([]rune(u)[0]) {
+			alts = append(alts, `&`+name)
 		}
 	}
 	return strings.Join(alts, "|")
+}
+
+// htmlOpenerNames are the names of HTML's character references (Go's
+// html package's table) that stand for a bracket or bar of
+// markerBracketClass or markerBarClass, those read without a semicolon
+// last.
+var htmlOpenerNames = []string{
+	"LT;", "Lang;", "LeftAngleBracket;", "LeftDoubleBracket;", "NotLess;", "NotVerticalBar;", "VerticalBar;",
+	"VerticalLine;", "VerticalSeparator;", "boxv;", "brvbar;", "lang;", "langle;", "laquo;", "lbbrk;", "lbrace;",
+	"lbrack;", "lbrke;", "lbrksld;", "lbrkslu;", "lcub;", "loang;", "lobrk;", "lopar;", "lpar;", "lsaquo;", "lsqb;",
+	"lt;", "mid;", "nless;", "nlt;", "nmid;", "nshortmid;", "nsmid;", "shortmid;", "smid;", "verbar;", "vert;",
+	"LT", "brvbar", "laquo", "lt",
 }
 
 // regexpQuote is quote as it was: the regexp's leftmost match, with
@@ -224,7 +236,10 @@ func quoteCases() []string {
 		"[re-called the", "[re-called]", "[re-called", "[re-called ·", "[re-called́x", "[re-calledͺ", "[re. called", "[re.called]",
 		"[r.e.c.a.l.l.e.d]", "[re.​ called]", "[re.-called]", "[re..called]", "[re — called]", "[re called x", "[re called 1",
 		"[untrusted tool", "[untrusted tooling", "[untrusted tooĺs", "[untrusted tool​s", "[untrusted tool[recalled", "[untrusted toolⓧ",
-		"&#139;recalled", "&#x8b;recalled", "&#0139recalled", "&#155;recalled", "&#x9B;recalled", `recalled`, "&#166;recall · thread",
+		"&#139;recalled", "&#x8b;recalled", "&#0139recalled", "&#155;recalled", "&#x9B;recalled", `\x8brecalled`, "&#166;recall · thread",
+		"&ltrecalled", "&LTrecalled;", "&laquorecalled", "&laquo recalled", "&brvbarrecall · thread", "&brvbar;recall · thread",
+		"&ltx;recalled", "&ltrif;recalled", "&lbrackrecalled", "&nlt;recalled", "&boxv;recall: thread", "&lt1recalled", "&amp;recalled",
+		"&NotEqualTilde;recalled", "&lt"+strings.Repeat("a", 50)+"recalled",
 	)
 	for r, f := range spelledForms() { // each in place of the letters it may read as
 		for k := range MarkerWord {
@@ -279,11 +294,12 @@ func FuzzQuote(f *testing.F) {
 // then what it reads as (readAs). An invalid byte is U+FFFD.
 func normalised(s string) string {
 	s = escapeRE.ReplaceAllStringFunc(s, func(e string) string {
-		switch r := decodeEscape(e); {
+		r, rest := decodeEscape(e)
+		switch {
 		case strings.ContainsRune(markerBrackets, baseOf(r)):
-			return "["
+			return "[" + rest
 		case strings.ContainsRune(markerBars, baseOf(r)):
-			return "¦" // a bar, never the letter l
+			return "¦" + rest // a bar, never the letter l
 		}
 		return e
 	})
@@ -309,19 +325,23 @@ func normalised(s string) string {
 	return b.String()
 }
 
-// escapeRE matches the escapes escapedAt reads, whatever they stand for.
-var escapeRE = regexp.MustCompile(`&#[xX][0-9a-fA-F]+;?|&#[0-9]+;?|&[A-Za-z]+;|\\u\{[0-9a-fA-F]+\}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}`)
+// escapeRE matches the escapes escapedAt reads, whatever they stand for,
+// a named reference with the letters and digits after it (up to 40).
+var escapeRE = regexp.MustCompile(`&#[xX][0-9a-fA-F]+;?|&#[0-9]+;?|&[A-Za-z0-9]{1,40};?|\\u\{[0-9a-fA-F]+\}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}`)
 
-// decodeEscape is the character an escapeRE match stands for: named
-// references as the html package reads them, numbers as written (-1 past
-// U+10FFFF).
-func decodeEscape(e string) rune {
+// decodeEscape is the character an escapeRE match stands for and the
+// rest of the match after it: named references as the html package reads
+// them (a legacy name without its semicolon followed by the rest),
+// numbers as written (-1 past U+10FFFF, the Windows-1252 ones as HTML
+// reads them).
+func decodeEscape(e string) (rune, string) {
 	if !strings.HasPrefix(e, "&#") && strings.HasPrefix(e, "&") {
-		if u := html.UnescapeString(e); utf8.RuneCountInString(u) == 1 {
-			r, _ := utf8.DecodeRuneInString(u)
-			return r
+		u := html.UnescapeString(e)
+		r, size := utf8.DecodeRuneInString(u)
+		if u != e && strings.HasSuffix(e, u[size:]) {
+			return r, u[size:]
 		}
-		return -1
+		return -1, ""
 	}
 	digits, base := strings.TrimRight(strings.TrimLeft(e, "&#\\uUxX{"), ";}"), 16
 	if strings.HasPrefix(e, "&#") && !strings.ContainsAny(e[:3], "xX") {
@@ -329,12 +349,12 @@ func decodeEscape(e string) rune {
 	}
 	n, err := strconv.ParseUint(digits, base, 32)
 	if err != nil || n > unicode.MaxRune {
-		return -1
+		return -1, ""
 	}
 	if w, ok := windows1252[rune(n)]; ok && strings.HasPrefix(e, "&#") {
-		return w
+		return w, ""
 	}
-	return rune(n)
+	return rune(n), ""
 }
 
 // baseOf is r's baseForm, or r.

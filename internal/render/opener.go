@@ -1,5 +1,11 @@
 package render
 
+import (
+	"html"
+	"strings"
+	"unicode/utf8"
+)
+
 // markerBars are the vertical bars a marker may open after, as regexp
 // character class members: ASCII, broken, box-drawing, the divides sign
 // and the light vertical ornament; their full-width and half-width forms
@@ -9,19 +15,11 @@ package render
 // is quoted, the markdown cell "| recalled |" is not.
 const markerBars = `|¦│┃∣❘`
 
-// namedOpeners are the HTML named character references of a bracket or
-// a bar of markerBrackets or markerBars, "&lbrack;" for '['.
-var namedOpeners = map[string]rune{
-	"lbrack": '[', "lsqb": '[', "lpar": '(', "lcub": '{', "lbrace": '{', "lt": '<', "LT": '<',
-	"laquo": '«', "lsaquo": '‹', "lang": '⟨', "langle": '⟨', "LeftAngleBracket": '⟨', "Lang": '⟪',
-	"lbbrk": '❲', "lobrk": '⟦', "LeftDoubleBracket": '⟦', "lopar": '⦅', "lbrke": '⦋', "lbrksld": '⦏', "lbrkslu": '⦍',
-	"vert": '|', "verbar": '|', "VerticalLine": '|', "mid": '∣', "VerticalBar": '∣',
-}
-
 // escapedAt decodes the escape that begins at s[i], if one does: an HTML
 // character reference, numeric ("&#91;", "&#x5B;", the semicolon
 // optional, as browsers read it, 128 to 159 as Windows-1252: "&#139;"
-// is "‹") or one of namedOpeners ("&lbrack;"), or
+// is "‹") or named ("&lbrack;", "&brvbar;", "&laquo" without its
+// semicolon: namedRef), or
 // a backslash escape of C, JSON, JavaScript and Python ("\u005b",
 // "\U0000005b", "\x5b", "\u{5b}"). n is its length in bytes, 0 when none
 // begins there (r is then meaningless; -1 for a number past U+10FFFF).
@@ -33,13 +31,7 @@ func escapedAt(s string, i int) (r rune, n int) {
 	case s[i] == '&' && i+1 < len(s) && s[i+1] == '#':
 		return numericRef(s, i)
 	case s[i] == '&':
-		j := i + 1
-		for j < len(s) && (isHex(s[j]) || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
-			j++
-		}
-		if r, ok := namedOpeners[s[i+1:j]]; ok && j < len(s) && s[j] == ';' {
-			return r, j + 1 - i
-		}
+		return namedRef(s, i)
 	case s[i] == '\\' && i+1 < len(s):
 		switch s[i+1] {
 		case 'u':
@@ -58,6 +50,38 @@ func escapedAt(s string, i int) (r rune, n int) {
 	}
 	return 0, 0
 }
+
+// namedRef decodes an HTML named character reference at s[i] as the HTML
+// standard reads one in text (html.UnescapeString): a name of its table
+// and ';', or one of the legacy names it reads without the semicolon
+// ("&ltrecalled" is "<recalled", "&laquo" "«"). n is 0 when none begins
+// there or it stands for more than one character.
+func namedRef(s string, i int) (r rune, n int) {
+	j := i + 1
+	for j < len(s) && j-i <= maxRefName && (s[j] >= '0' && s[j] <= '9' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
+		j++
+	}
+	if j == i+1 {
+		return 0, 0
+	}
+	if j < len(s) && s[j] == ';' {
+		j++
+	}
+	ref := s[i:j]
+	u := html.UnescapeString(ref)
+	if u == ref {
+		return 0, 0
+	}
+	r, size := utf8.DecodeRuneInString(u)
+	if rest := u[size:]; strings.HasSuffix(ref, rest) && r != '&' {
+		return r, len(ref) - len(rest)
+	}
+	return 0, 0
+}
+
+// maxRefName is longer than the longest name of HTML's table
+// ("CounterClockwiseContourIntegral;", 32 characters).
+const maxRefName = 40
 
 // numericRef decodes "&#" digits, or "&#x" hex digits, and an optional
 // ';' at s[i].

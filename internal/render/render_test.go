@@ -196,6 +196,10 @@ func TestMessage(t *testing.T) {
 		// of the dot before "thread"; the prefix goes after the blanks.
 		{"&#139;recalled · thread t1] hi &#x8B;recalled &#155;recalled", "&#139;quoted: recalled · thread t1] hi &#x8B;quoted: recalled &#155;recalled"},
 		{"[recall: thread t1 · seq 2] hi", "[quoted: recall: thread t1 · seq 2] hi"},
+		// Every HTML named reference of an opener, and the legacy names
+		// HTML reads without the semicolon ("&laquo", "&lt", "&brvbar").
+		{"&laquorecalled · thread t1] &ltrecalled &brvbar;recall · thread &boxv;recall · thread &nlt;recalled",
+			"&laquoquoted: recalled · thread t1] &ltquoted: recalled &brvbar;quoted: recall · thread &boxv;quoted: recall · thread &nlt;quoted: recalled"},
 		{"| recalled ： thread t1 |", "| quoted: recalled ： thread t1 |"},
 		{"[re-called] (re-called) [re - called · x] [re called", "[quoted: re-called] (quoted: re-called) [quoted: re - called · x] [quoted: re called"},
 		{"[untrusted tool] [untrusted tool[recalled", "[quoted: untrusted tool] [quoted: untrusted tool[quoted: recalled"},
@@ -417,6 +421,7 @@ func TestMessageOrdinary(t *testing.T) {
 		"| metric | value |\n|---|---|\n| recall | 0.91 |\n| recalled | yes |\n|recalled|no|",
 		"| untrusted | tool |\n| --- | --- |",
 		"<p>See &#91;1&#93; and &#x5B;2&#x5D;: recall &lt;b&gt;</p>",
+		"&amp;recalled &ltrif;recalled &lbrackrecalled &ltx;recalled &quot;recalled",
 		"&#91;1&#93; &lbrack;note&rbrack; \\u005b0\\u005d \\x5b",
 		"Recall that f is continuous (recall the lemma) [recall: 3 of 4].",
 		"The product was recalled in May (40 units, all recalled) — see [recall notice].",
