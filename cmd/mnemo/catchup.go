@@ -31,7 +31,7 @@ func catchUpHint(w io.Writer, command string, t target, lexical, vector string) 
 // done, and leaves it to the next command that writes or searches
 // (catchUpHow), to mnemo check or a running mnemo serve.
 func readCatchUpHow(command, what string, t target) string {
-	return fmt.Sprintf("mnemo %s only reads: it leaves %s to the next command that writes or searches, which gets it a batch (512 messages) or more further before it exits; a running mnemo serve does it in the background; to finish it now, run: mnemo %s check", command, what, t.flag())
+	return fmt.Sprintf("mnemo %s only reads: it leaves %s to the next command that writes or searches, which gets it a batch (512 messages) or more further before it exits; a running mnemo serve does it in the background; to finish it now, run: %s", command, what, t.mnemo("check"))
 }
 
 // catchUpHow says how indexing that is behind gets on (what: "them", "the
@@ -42,5 +42,5 @@ func readCatchUpHow(command, what string, t target) string {
 // (sayQuarantined) both say it; a command that only reads says
 // readCatchUpHow instead.
 func catchUpHow(what string, t target) string {
-	return fmt.Sprintf("each command gets %s a batch (512 messages) or more further before it exits, waiting at most %s for it; a running mnemo serve does it in the background; to finish it now, run: mnemo %s check", what, engine.CloseDrainWait, t.flag())
+	return fmt.Sprintf("each command gets %s a batch (512 messages) or more further before it exits, waiting at most %s for it; a running mnemo serve does it in the background; to finish it now, run: %s", what, engine.CloseDrainWait, t.mnemo("check"))
 }

@@ -437,10 +437,10 @@ func (c *CheckCommand) printAdvice(ce *engine.CheckError) {
 			fmt.Fprintf(c.Stderr, "The damaged shard snapshot %s deleted: nothing is lost (snapshots are derived; each resource's next load builds its shard from the database and a new snapshot is written later), and the next check should pass. Damage that comes back points at the disk.\n", files)
 		}
 		if len(ce.Reembedding) > 0 {
-			fmt.Fprintf(c.Stderr, "The damaged embeddings were handed back for embedding again: nothing is lost (embeddings are derived from the messages). The next mnemo serve, mnemo mcp or mnemo check embeds them again, and the check then passes. Damage that comes back points at the disk. To recompute every embedding now, run: mnemo %s reindex --vectors\n", c.target().flag())
+			fmt.Fprintf(c.Stderr, "The damaged embeddings were handed back for embedding again: nothing is lost (embeddings are derived from the messages). The next mnemo serve, mnemo mcp or mnemo check embeds them again, and the check then passes. Damage that comes back points at the disk. To recompute every embedding now, run: %s\n", c.target().mnemo("reindex", "--vectors"))
 		}
 	case "reindex":
-		fmt.Fprintf(c.Stderr, "What to do: rebuild the indexes from the database (add --vectors to recompute the embeddings too): mnemo %s reindex\n", c.target().flag())
+		fmt.Fprintf(c.Stderr, "What to do: rebuild the indexes from the database (add --vectors to recompute the embeddings too): %s\n", c.target().mnemo("reindex"))
 	}
 }
 
@@ -461,7 +461,7 @@ func (c *CheckCommand) printDatabaseAdvice(found []string) {
 		for _, p := range found {
 			fmt.Fprintf(c.Stderr, "  %s\n", p)
 		}
-		printCorruptAdvice(c.Stderr, c.Dir, true)
+		printCorruptAdvice(c.Stderr, c.target(), true)
 	}
 }
 
@@ -476,33 +476,34 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 	for _, p := range found {
 		fmt.Fprintf(c.Stderr, "  %s\n", p)
 	}
-	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one (%s), then rebuild the indexes from it: mnemo --dir %s reindex\nOtherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
-		engine.DatabaseFile, engine.DatabaseFile, backupsDoc, shellWord(c.Dir))
+	fmt.Fprintf(c.Stderr, "What to do: %s is sound but lacks what those commits wrote (messages appended, erasures, working memory); the kept file holds them as found. Restore %s from a backup taken after them, if there is one (%s), then rebuild the indexes from it: %s\nOtherwise what they held is lost: keep the file for inspection (SQLite's own tools, or a support request), then delete it, and the -shm kept with it when one is named above, to accept the loss; check passes once the log copy is gone. It may hold erased text: no erasure reaches it. Damage that comes back points at the disk.\n",
+		engine.DatabaseFile, engine.DatabaseFile, backupsDoc, c.target().mnemo("reindex"))
 }
 
-// printCorruptAdvice says what to do about a damaged database file of dir
+// printCorruptAdvice says what to do about a damaged database file of t
 // (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
 // any command whose open could not read the file at all. salvage says
 // whether to point at mnemo salvage too: not when salvage itself failed
 // on the file (its header unreadable: "nothing to salvage"), where the
 // advice sent the reader back to the command that had just failed.
-func printCorruptAdvice(w io.Writer, dir string, salvage bool) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: mnemo --dir %s reindex\n",
-		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(dir))
+func printCorruptAdvice(w io.Writer, t target, salvage bool) {
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: %s\n",
+		t.dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, t.mnemo("reindex"))
 	if salvage {
-		fmt.Fprintf(w, "Without a backup, salvage copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes: mnemo --dir %s salvage\n",
-			engine.DatabaseFile, shellWord(dir))
+		fmt.Fprintf(w, "Without a backup, salvage copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes: %s\n",
+			engine.DatabaseFile, t.mnemo("salvage"))
 	}
 	fmt.Fprintf(w, "The indexes are derived from the database and cannot repair it.\n")
 }
 
-// printEmptyAdvice says what to do about dir's mnemo.db of 0 bytes
+// printEmptyAdvice says what to do about t's mnemo.db of 0 bytes
 // (engine.ErrDatabaseEmpty): nothing in it can be salvaged, so a backup
 // is the only copy; a directory that never held a memory is started anew
 // by deleting the file.
-func printEmptyAdvice(w io.Writer, dir string) {
-	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: mnemo --dir %s reindex\nAn empty file holds nothing mnemo salvage could copy. If %s never held a memory, delete %s and its index directory: a writing command (mnemo ingest, mnemo serve) creates them anew.\n",
-		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(dir), dir, engine.DatabaseFile)
+func printEmptyAdvice(w io.Writer, t target) {
+	dir := t.dir
+	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: %s\nAn empty file holds nothing mnemo salvage could copy. If %s never held a memory, delete %s and its index directory: a writing command (mnemo ingest, mnemo serve) creates them anew.\n",
+		dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, t.mnemo("reindex"), dir, engine.DatabaseFile)
 }
 
 // backupsDoc points the advice to restore mnemo.db from a backup at the

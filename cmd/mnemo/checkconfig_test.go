@@ -109,7 +109,7 @@ func runFor(t *testing.T, d time.Duration, args ...string) (int, string) {
 // store's action wins (reindex, restore); alone, or beside what the check
 // repaired itself, the action is "config".
 func TestCheckReportConfigAction(t *testing.T) {
-	damage := &storedConfigError{"D", errors.New("D/mnemo.json: unknown field \"recal\"")}
+	damage := &storedConfigError{Dir: "D", Err: errors.New("D/mnemo.json: unknown field \"recal\"")}
 	for _, tc := range []struct {
 		name  string
 		found *engine.CheckError

@@ -42,6 +42,6 @@ func (c *CheckCommand) printNotInstalled(err error) {
 	if err == nil {
 		return
 	}
-	fmt.Fprintf(c.Stderr, "The missing embeddings are owed, not lost (their messages are indexed lexically): %v. Once it is, a mnemo command that opens the directory (mnemo serve, mnemo %s check) embeds them on their next retry, within 5 minutes (the outbox's longest backoff); reindex --vectors needs it too.\n",
-		err, c.target().flag())
+	fmt.Fprintf(c.Stderr, "The missing embeddings are owed, not lost (their messages are indexed lexically): %v. Once it is, a mnemo command that opens the directory (mnemo serve, %s) embeds them on their next retry, within 5 minutes (the outbox's longest backoff); reindex --vectors needs it too.\n",
+		err, c.target().mnemo("check"))
 }

@@ -29,5 +29,5 @@ func (c *CheckCommand) printWorkingAdvice(err error) {
 	fmt.Fprintf(c.Stderr, "mnemo check: the working-memory configuration stored in the database does not build:\n  %s\n", withoutPackages(err.Error()))
 	fmt.Fprintf(c.Stderr, "Every context, wm set, working-memory route and working-memory tool answer fails until it is replaced; wm get and wm history read the stored states as they are, and messages, search and export work.\n"+
 		"A newer mnemo build that stored it may still use it.\n"+
-		"What to do: replace it: start mnemo serve once with a --config FILE that has a \"workingMemory\" member (a schema, schemaFile or template; docs/serve.md#mnemo-json): mnemo %s serve --config FILE\n", c.target().flag())
+		"What to do: replace it: start mnemo serve once with a --config FILE that has a \"workingMemory\" member (a schema, schemaFile or template; docs/serve.md#mnemo-json): %s\n", c.target().mnemo("serve", "--config", "FILE"))
 }

@@ -9,9 +9,8 @@ import (
 
 // unknownCommand words the refusal of name, a word where a command goes,
 // given after the global flags global (the words before it) and followed
-// by rest: `unknown command "serv" (did you mean serve?)` for a command
-// at an edit distance of 1 or 2 (jsonkey.Closest, as flagNear for a
-// flag), and, when name follows the value of --dir or --db given as a
+// by rest: `unknown command "serv" (did you mean serve?)` for the
+// command it most likely meant (nearCommand), and, when name follows the value of --dir or --db given as a
 // word of its own, a second line that quotes the path the shell split at
 // a space: `a path with a space must be quoted: mnemo --dir '/tmp/my
 // dir' check` (the words up to the first command joined into the path;
@@ -22,7 +21,7 @@ func unknownCommand(name string, global, rest []string) string {
 	for n := range commands {
 		names = append(names, n)
 	}
-	if near := jsonkey.Closest(name, append(names, "help")); near != "" {
+	if near := nearCommand(name, append(names, "help")); near != "" {
 		line += " (did you mean " + near + "?)"
 	}
 	if hint := spacedPath(global, name, rest); hint != "" {
@@ -75,4 +74,59 @@ func spacedPath(global []string, name string, rest []string) string {
 		line = append(line, shellWord(w))
 	}
 	return "a path with a space must be quoted: " + strings.Join(line, " ")
+}
+
+// nearCommand returns the one of names (mnemo's commands) that name,
+// a word no command is, most likely meant, "" when none is likely, in this
+// order: the one another tool names so (commandWords: "ls", "rm",
+// "import", which is 2 edits from export); one at an edit distance of 1
+// or 2, less than half of name's length (jsonkey.Closest, as flagNear for
+// a flag: "serv", "chek"); the one name abbreviates, its letters in order
+// from the first ("chk", "srch", "msgs": at least 3 letters, half of the
+// command's). A word near two commands or none ("obs", "xyz", "q") gets
+// none.
+func nearCommand(name string, names []string) string {
+	lower := strings.ToLower(name)
+	if w, ok := commandWords[lower]; ok {
+		return w // "import" is 2 edits from export
+	}
+	if near := jsonkey.Closest(name, names); near != "" {
+		return near
+	}
+	if len(lower) >= 3 {
+		found := ""
+		for _, n := range names {
+			if n[0] == lower[0] && 2*len(lower) >= len(n) && subsequence(lower, n) {
+				if found != "" {
+					found = ""
+					break
+				}
+				found = n
+			}
+		}
+		return found
+	}
+	return ""
+}
+
+// commandWords maps the words other tools give their commands to
+// mnemo's command that does the same, for a did-you-mean.
+var commandWords = map[string]string{
+	"ls": "threads", "list": "threads",
+	"rm": "delete", "del": "delete", "remove": "delete", "erase": "delete",
+	"import": "ingest", "load": "ingest",
+	"find": "search", "grep": "search", "query": "search",
+	"fsck": "check", "verify": "check",
+	"dump": "export",
+}
+
+// subsequence reports whether the bytes of a occur in b in order.
+func subsequence(a, b string) bool {
+	i := 0
+	for j := 0; j < len(b) && i < len(a); j++ {
+		if a[i] == b[j] {
+			i++
+		}
+	}
+	return i == len(a)
 }

@@ -21,6 +21,21 @@ func TestUnknownCommandNear(t *testing.T) {
 		{[]string{"hepl"}, `mnemo: unknown command "hepl" (did you mean help?)`},
 		{[]string{"help", "serach"}, `mnemo: unknown command "serach" (did you mean search?)`},
 		{[]string{"frobnicate"}, `mnemo: unknown command "frobnicate"`},
+		// Short words (readme59): an abbreviation, another tool's word.
+		{[]string{"srve"}, `mnemo: unknown command "srve" (did you mean serve?)`},
+		{[]string{"chk"}, `mnemo: unknown command "chk" (did you mean check?)`},
+		{[]string{"srch", "garden"}, `mnemo: unknown command "srch" (did you mean search?)`},
+		{[]string{"msgs"}, `mnemo: unknown command "msgs" (did you mean messages?)`},
+		{[]string{"ls"}, `mnemo: unknown command "ls" (did you mean threads?)`},
+		{[]string{"rm"}, `mnemo: unknown command "rm" (did you mean delete?)`},
+		{[]string{"help", "import"}, `mnemo: unknown command "import" (did you mean ingest?)`},
+		// Nonsense, or near two commands: no guess.
+		{[]string{"q"}, `mnemo: unknown command "q"`},
+		{[]string{"xyz"}, `mnemo: unknown command "xyz"`},
+		{[]string{"zz"}, `mnemo: unknown command "zz"`},
+		{[]string{"obs"}, `mnemo: unknown command "obs"`},
+		{[]string{"exp"}, `mnemo: unknown command "exp"`},
+		{[]string{"thr"}, `mnemo: unknown command "thr"`},
 		{[]string{"--dir", "/tmp/cli58/nowhere", "frobnicate"}, `mnemo: unknown command "frobnicate"`},
 		{[]string{"--dir", "/tmp/my", "dir", "check"}, "mnemo: unknown command \"dir\"\n" +
 			"a path with a space must be quoted: mnemo --dir '/tmp/my dir' check"},

@@ -366,7 +366,7 @@ func (c *DeleteCommand) printErase(r *engine.EraseResult, owed bool) {
 		return
 	}
 	if c.DB != "" {
-		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM (docs/postgres.md); to vacuum them now, run: mnemo %s vacuum\n", c.target().flag())
+		fmt.Fprintf(c.Stdout, "committed in one transaction; the deleted rows stay in the tables' files as dead rows until VACUUM (docs/postgres.md); to vacuum them now, run: %s\n", c.target().mnemo("vacuum"))
 		return
 	}
 	steps := "deleted rows zeroed, index merge, WAL checkpoint"

@@ -635,7 +635,7 @@ func (c *IngestCommand) unindexed(ctx context.Context, e *engine.Engine) string 
 	if o.Erasures > 0 {
 		owed = append(owed, fmt.Sprintf("the index files still hold the text of %s (no search returns it)", count(o.Erasures, "erased message")))
 	}
-	return fmt.Sprintf("; %s: the same ingest run again completes the indexing first; to complete it alone, run: mnemo %s check", strings.Join(owed, "; "), c.target().flag())
+	return fmt.Sprintf("; %s: the same ingest run again completes the indexing first; to complete it alone, run: %s", strings.Join(owed, "; "), c.target().mnemo("check"))
 }
 
 // summary is an import's counts for a person: "1 resource, 2 threads, 3

@@ -201,7 +201,7 @@ func (c *ExpireCommand) checkIdle(fs *flag.FlagSet, d time.Duration) error {
 // lifecycle.idleTtl (or 0), so that a plain `mnemo expire` expires only
 // the threads given a lifetime of their own (Engine.SetIdleTTL).
 func (c *ExpireCommand) noLifetime() bool {
-	mc, err := storedMemoryConfig(c.target().dir)
+	mc, err := c.target().storedConfig()
 	if err != nil {
 		return false
 	}

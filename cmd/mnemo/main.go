@@ -74,6 +74,8 @@ type Main struct {
 	// dirFlag is set when --dir was given (not $MNEMO_DIR or the
 	// default): a command that never uses a data directory (bench) says so.
 	dirFlag bool
+	// targetImplicit: no --dir or --db chose Dir or DB (target.implicit).
+	targetImplicit bool
 	// DB is the Postgres URL chosen by --db or $MNEMO_DB; "" means the data
 	// directory Dir (chooseTarget decides).
 	DB string
@@ -241,6 +243,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	m.Dir, m.DB, m.Embedder = t.dir, t.dsn, *emb
 	m.dirFlag = *dir != ""
+	m.targetImplicit = t.implicit
 	m.migrateUnderLoad = *underLoad
 	if m.Embedder == "" {
 		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
@@ -372,24 +375,24 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 			name, err, engine.DatabaseFile, what, file, m.Dir, file, m.Dir)
 		return 1
 	case errors.Is(err, engine.ErrDatabaseNotFile):
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: mnemo --dir %s reindex\n",
-			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, shellWord(m.Dir))
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: %s\n",
+			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, m.target().mnemo("reindex"))
 		return 1
 	case errors.Is(err, engine.ErrDatabaseEmpty):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
-		printEmptyAdvice(m.Stderr, m.Dir)
+		printEmptyAdvice(m.Stderr, m.target())
 		return 1
 	case (errors.Is(err, engine.ErrDatabaseCorrupt) || store.IsCorrupt(err)) && !errors.As(err, new(*engine.CheckError)):
 		// The open could not read mnemo.db at all, or a later query met
 		// a damaged page the open did not read (check's own findings
 		// were printed with this advice by check).
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
-		printCorruptAdvice(m.Stderr, m.Dir, name != "salvage")
+		printCorruptAdvice(m.Stderr, m.target(), name != "salvage")
 		return 1
 	case errors.Is(err, engine.ErrNoSpace) && m.DB == "" && name != "backup" && name != "salvage":
 		// How to get the data out while the disk stays full (readme51):
 		// a backup writes only at its destination.
-		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, noSpaceAdvice(m.Dir))
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, noSpaceAdvice(m.target()))
 		return 1
 	case errors.Is(err, engine.ErrDatabaseLocked):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, lockedAdvice(m.Dir))
@@ -404,10 +407,10 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 }
 
 // noSpaceAdvice is said after a command's no-space error
-// (engine.ErrNoSpace): the way to get the data of dir out now, while its
+// (engine.ErrNoSpace): the way to get the data of t out now, while its
 // disk is full.
-func noSpaceAdvice(dir string) string {
-	return fmt.Sprintf("To get the data out now, copy it to DEST, a new directory on another disk (a backup writes only there; %s): mnemo --dir %s backup DEST", backupsDoc, shellWord(dir))
+func noSpaceAdvice(t target) string {
+	return fmt.Sprintf("To get the data out now, copy it to DEST, a new directory on another disk (a backup writes only there; %s): %s", backupsDoc, t.mnemo("backup", "DEST"))
 }
 
 // usageLine is mnemo's usage in one line: the first of its help, and said

@@ -232,7 +232,7 @@ func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, re
 			return nil, err
 		}
 	}
-	stored, err := storedMemoryConfig(t.dir)
+	stored, err := t.storedConfig()
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,9 @@ func (m *Main) holder() string {
 
 // target is where the command's memory lives (chooseTarget decided it
 // from --db, $MNEMO_DB, --dir and $MNEMO_DIR).
-func (m *Main) target() target { return target{dir: m.Dir, dsn: m.DB} }
+func (m *Main) target() target {
+	return target{dir: m.Dir, dsn: m.DB, implicit: m.targetImplicit}
+}
 
 // open opens the engine on the chosen data directory or Postgres database.
 // Stored observations are rendered into contexts (render-only: no model is
@@ -155,7 +157,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	}
 	base := cfg // the defaults, for a recovery command (damagedConfig)
 	if mc == nil {
-		if mc, err = storedMemoryConfig(t.dir); err != nil {
+		if mc, err = t.storedConfig(); err != nil {
 			return m.damagedConfig(base, err)
 		}
 	}
@@ -165,7 +167,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	}
 	if err != nil {
 		if mc != nil && mc.stored {
-			return m.damagedConfig(base, &storedConfigError{t.dir, fmt.Errorf("%s: %w", mc.name(), err)})
+			return m.damagedConfig(base, &storedConfigError{Dir: t.dir, Err: fmt.Errorf("%s: %w", mc.name(), err), implicit: t.implicit})
 		}
 		return cfg, fmt.Errorf("configuration %s: %w", mc.name(), err)
 	}

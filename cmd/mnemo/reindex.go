@@ -67,8 +67,8 @@ func (c *ReindexCommand) noteKeptEmbedder(e *engine.Engine) {
 	if c.DB == "" {
 		dir = c.Dir
 	}
-	fmt.Fprintf(c.Stderr, "mnemo reindex: note: %s names openai, but %s is embedded with %s: without --vectors reindex keeps the stored embeddings and uses %s; to re-embed every message with openai, run: mnemo %s --embedder openai reindex --vectors\n",
-		from, dir, id, id, c.target().flag())
+	fmt.Fprintf(c.Stderr, "mnemo reindex: note: %s names openai, but %s is embedded with %s: without --vectors reindex keeps the stored embeddings and uses %s; to re-embed every message with openai, run: %s\n",
+		from, dir, id, id, c.target().mnemo("--embedder", "openai", "reindex", "--vectors"))
 }
 
 // reindexStopped is err, the error of a reindex, said as what is left

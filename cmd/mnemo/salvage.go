@@ -78,7 +78,7 @@ func (c *SalvageCommand) warnConfig() {
 // damaged file is and what check says now.
 func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.Sound {
-		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed (--force salvages it anyway). To compare it with the indexes, run: mnemo --dir %s check\n", rep.Dir, engine.DatabaseFile, shellWord(rep.Dir))
+		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed (--force salvages it anyway). To compare it with the indexes, run: %s\n", rep.Dir, engine.DatabaseFile, c.target().mnemo("check"))
 		c.printWAL(rep.WAL)
 		return nil
 	}

@@ -234,7 +234,7 @@ func (c *ServeCommand) servedConfig(ctx context.Context, configFile string) (*me
 	if configFile != "" {
 		mc, err = readMemoryConfig(configFile)
 	} else {
-		mc, err = storedMemoryConfig(c.Dir)
+		mc, err = c.target().storedConfig()
 	}
 	if err != nil {
 		return nil, engine.Config{}, err

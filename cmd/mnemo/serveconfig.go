@@ -332,7 +332,7 @@ func storedMemoryConfig(dir string) (*memoryConfig, error) {
 		err = danglingConfig(path, err)
 	}
 	if err != nil {
-		return nil, &storedConfigError{dir, err}
+		return nil, &storedConfigError{Dir: dir, Err: err}
 	}
 	c.stored = true
 	return c, nil
@@ -359,6 +359,19 @@ func danglingConfig(path string, err error) error {
 type storedConfigError struct {
 	Dir string
 	Err error // names the file, and the byte or member at fault
+	// implicit: no --dir chose Dir, so the command its advice gives
+	// names none (target.mnemo).
+	implicit bool
+}
+
+// storedConfig is storedMemoryConfig of t's data directory, its
+// *storedConfigError's advice naming t as the user did (target.mnemo).
+func (t target) storedConfig() (*memoryConfig, error) {
+	mc, err := storedMemoryConfig(t.dir)
+	if se := (*storedConfigError)(nil); errors.As(err, &se) {
+		se.implicit = t.implicit
+	}
+	return mc, err
 }
 
 func (e *storedConfigError) Error() string {
@@ -376,7 +389,7 @@ func (e *storedConfigError) advice() string {
 	}
 	return first + fmt.Sprintf("%s is the configuration the last mnemo serve --config stored in %s; "+
 		"fix it, move it away to run with the defaults (nothing else is kept in it), "+
-		"or replace it with a good FILE: mnemo --dir %s serve --config FILE", StoredConfigFile, e.Dir, shellWord(e.Dir))
+		"or replace it with a good FILE: %s", StoredConfigFile, e.Dir, target{dir: e.Dir, implicit: e.implicit}.mnemo("serve", "--config", "FILE"))
 }
 
 // store writes c, less its working memory (stored in the database), as

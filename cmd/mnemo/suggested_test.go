@@ -107,16 +107,77 @@ func TestAdviceCommandsPasteAsIs(t *testing.T) {
 		name, text string
 		want       []string
 	}{
-		{"corrupt", with(func(w *bytes.Buffer) { printCorruptAdvice(w, dir, false) }), []string{"mnemo", "--dir", dir, "reindex"}},
-		{"corrupt salvage", strings.SplitN(with(func(w *bytes.Buffer) { printCorruptAdvice(w, dir, true) }), "\n", 2)[1], []string{"mnemo", "--dir", dir, "salvage"}},
-		{"empty", with(func(w *bytes.Buffer) { printEmptyAdvice(w, dir) }), []string{"mnemo", "--dir", dir, "reindex"}},
-		{"no space", noSpaceAdvice(dir), []string{"mnemo", "--dir", dir, "backup", "DEST"}},
+		{"corrupt", with(func(w *bytes.Buffer) { printCorruptAdvice(w, tg, false) }), []string{"mnemo", "--dir", dir, "reindex"}},
+		{"corrupt salvage", strings.SplitN(with(func(w *bytes.Buffer) { printCorruptAdvice(w, tg, true) }), "\n", 2)[1], []string{"mnemo", "--dir", dir, "salvage"}},
+		{"empty", with(func(w *bytes.Buffer) { printEmptyAdvice(w, tg) }), []string{"mnemo", "--dir", dir, "reindex"}},
+		{"no space", noSpaceAdvice(tg), []string{"mnemo", "--dir", dir, "backup", "DEST"}},
 		{"stored config", (&storedConfigError{Dir: dir, Err: errors.New("mnemo.json: bad")}).Error(), []string{"mnemo", "--dir", dir, "serve", "--config", "FILE"}},
 		{"catching up", with(func(w *bytes.Buffer) { catchUpHint(w, "search", tg, recall.StatusCatchingUp, recall.StatusOK) }), []string{"mnemo", "--dir", dir, "check"}},
 		{"reads only", readCatchUpHow("threads", "the rebuild", tg), []string{"mnemo", "--dir", dir, "check"}},
 	} {
 		if got := suggestedWords(t, c.text); !slices.Equal(got, c.want) {
 			t.Errorf("%s: suggests %q, want %q\n%s", c.name, got, c.want, c.text)
+		}
+	}
+}
+
+// TestSuggestedCommandsAsGiven: a suggested command names the memory as
+// the user's own command did: with --dir or --db when one was given, with
+// neither when the default ./mnemo-data was used. Before, every
+// suggestion said "mnemo --dir ./mnemo-data …" to a user who gave no
+// flag. $MNEMO_DIR and $MNEMO_DB are still named as flags: a variable set
+// for one command (MNEMO_DB=… mnemo delete) is gone when the suggestion
+// is pasted (readme54).
+func TestSuggestedCommandsAsGiven(t *testing.T) {
+	envDir := filepath.Join(t.TempDir(), "from env")
+	msgs := filepath.Join(t.TempDir(), "t.jsonl")
+	os.WriteFile(msgs, []byte(`{"thread":"t1","resource":"u1","role":"user","content":"the garden needs water"}`+"\n"), 0o600)
+	env := map[string]string{"MNEMO_DIR": envDir}
+	if code, _, stderr := run(t, env, "ingest", msgs); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	t.Chdir(t.TempDir()) // the default, ./mnemo-data, here
+	if code, _, stderr := run(t, nil, "ingest", msgs); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, stderr)
+	}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want []string
+	}{
+		{"$MNEMO_DIR", env, []string{"threads", "--resource", "nobody"}, []string{"mnemo", "--dir", envDir, "threads"}},
+		{"$MNEMO_DIR", env, []string{"salvage"}, []string{"mnemo", "--dir", envDir, "check"}},
+		{"default", nil, []string{"search", "--resource", "u1", "--thread", "tt", "garden"}, []string{"mnemo", "threads", "--resource", "u1"}},
+		{"default", nil, []string{"salvage"}, []string{"mnemo", "check"}},
+		{"--dir", nil, []string{"--dir", envDir, "salvage"}, []string{"mnemo", "--dir", envDir, "check"}},
+		{"--dir", nil, []string{"--dir", engine.DefaultDir, "runs", "--resource", "nobody"}, []string{"mnemo", "--dir", engine.DefaultDir, "threads"}},
+	} {
+		_, stdout, stderr := run(t, c.env, c.args...)
+		if got := suggestedWords(t, stdout+stderr); !slices.Equal(got, c.want) {
+			t.Errorf("%s: mnemo %q suggests %q, want %q\n%s%s", c.name, c.args, got, c.want, stdout, stderr)
+		}
+	}
+	// Postgres, chosen by --db or $MNEMO_DB (no database is opened).
+	const dsn = "postgres://ann:s3cret@db.example:5432/mem"
+	for _, c := range []struct {
+		name, dbFlag, envDB string
+		want                []string
+	}{
+		{"--db", dsn, "", []string{"mnemo", "--db", "postgres://ann:xxxxx@db.example:5432/mem", "vacuum"}},
+		{"$MNEMO_DB", "", dsn, []string{"mnemo", "--db", "postgres://ann:xxxxx@db.example:5432/mem", "vacuum"}},
+	} {
+		tg, err := chooseTarget("", c.dbFlag, func(k string) string {
+			if k == "MNEMO_DB" {
+				return c.envDB
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := suggestedWords(t, "run: "+tg.mnemo("vacuum")); !slices.Equal(got, c.want) {
+			t.Errorf("%s: suggests %q, want %q", c.name, got, c.want)
 		}
 	}
 }

@@ -16,6 +16,13 @@ import (
 type target struct {
 	dir string // the data directory; "" on Postgres
 	dsn string // a postgres:// or postgresql:// URL; "" for a directory
+	// implicit is set when the default chose it (engine.DefaultDir: no
+	// --dir, --db, $MNEMO_DIR or $MNEMO_DB), so a command to run (mnemo)
+	// names no --dir either, as the user's own did not. A variable's
+	// choice is named as a flag: it may have been set for the one command
+	// (MNEMO_DB=… mnemo delete), where a bare suggestion, pasted, ran on
+	// ./mnemo-data (readme54).
+	implicit bool
 }
 
 // targetError is a --db, $MNEMO_DB or --dir choice that cannot be
@@ -66,7 +73,7 @@ func chooseTarget(dirFlag, dbFlag string, getenv func(string) string) (target, e
 			dir = getenv("MNEMO_DIR")
 		}
 		if dir == "" {
-			dir = engine.DefaultDir
+			return target{dir: engine.DefaultDir, implicit: true}, nil
 		}
 		return target{dir: dir}, nil
 	}
@@ -174,14 +181,32 @@ func (t target) flag() string {
 	return "--dir " + shellWord(t.dir)
 }
 
+// mnemo is the command to run on t, to be pasted as printed: "mnemo",
+// the flag naming t (flag: --dir D or --db URL, also when $MNEMO_DIR or
+// $MNEMO_DB chose it; none when the default ./mnemo-data did, as the
+// user's own command named none), then words, each quoted for a shell
+// when needed: t.mnemo("reindex", "--vectors") is "mnemo --dir D reindex
+// --vectors" after mnemo --dir D check, "mnemo reindex --vectors" after
+// mnemo check.
+func (t target) mnemo(words ...string) string {
+	line := "mnemo"
+	if !t.implicit {
+		line += " " + t.flag()
+	}
+	for _, w := range words {
+		line += " " + shellWord(w)
+	}
+	return line
+}
+
 // threadsCmd is the command that lists the threads stored in t, of
-// resource when it is not "", to be pasted as printed: "mnemo --dir D
-// threads [--resource R]", each word quoted for a shell when needed.
+// resource when it is not "" (mnemo): "mnemo --dir D threads [--resource
+// R]".
 func (t target) threadsCmd(resource string) string {
 	if resource != "" {
-		return "mnemo " + t.flag() + " threads --resource " + shellWord(resource)
+		return t.mnemo("threads", "--resource", resource)
 	}
-	return "mnemo " + t.flag() + " threads"
+	return t.mnemo("threads")
 }
 
 // backend names t's backend: "postgres" or "sqlite".

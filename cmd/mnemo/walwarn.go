@@ -25,6 +25,9 @@ func (m *Main) openEngine(ctx context.Context, cfg engine.Config) (*engine.Engin
 		n := m.eventNotesFor()
 		cfg.Events, n.keptOutbox = n.ch, cfg.KeepOutbox
 		n.target = target{dir: cfg.Dir, dsn: cfg.Postgres}
+		if t := m.target(); t.dir == cfg.Dir && t.dsn == cfg.Postgres {
+			n.target = t // the memory the user named: as they named it
+		}
 	}
 	if interruptAt != nil {
 		interruptAt("open")
