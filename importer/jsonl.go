@@ -438,6 +438,10 @@ func (rec *jsonlRecord) keepAnswer(c *recordContent) string {
 // checkMembers.
 func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 	var rec jsonlRecord
+	if string(bytes.TrimRight(b, jsonSpace)) == "null" {
+		// Decoded into rec as nothing at all: it read `"thread" is required`.
+		return nil, errors.New("a record must be a JSON object, got null")
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.UseNumber() // metadata numbers as written, not rounded to float64
 	if err := dec.Decode(&rec); err != nil {
@@ -446,6 +450,8 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 		switch {
 		case errors.Is(err, io.ErrUnexpectedEOF):
 			return nil, errIncomplete
+		case errors.As(err, &se) && startsText(b):
+			return nil, notJSON(b)
 		case errors.As(err, &se):
 			return nil, syntaxReason(b, lead, se)
 		case errors.As(err, &te) && typeReason(te) != "":
@@ -480,6 +486,24 @@ func decodeRecord(b []byte, lead int) (*jsonlRecord, error) {
 		}
 	}
 	return nil, fmt.Errorf("invalid record at column %d: %q after the record's end%s", lead+len(b)-len(rest)+1, r, hint)
+}
+
+// startsText reports whether b starts with a printable character that
+// begins no JSON value: text, not JSON ("the user said hi"). A space of
+// another kind (U+00A0, a form feed) or a byte-order mark keeps its
+// syntax error, which names it.
+func startsText(b []byte) bool {
+	r, _ := utf8.DecodeRune(b)
+	return len(b) > 0 && !startsValue(b) && unicode.IsPrint(r) && r != ' '
+}
+
+// notJSON is the reason of a line b that starts with no JSON value
+// (plain text, a log line): said as what a record must be, where
+// encoding/json's text read "invalid character 'h' in literal true
+// (expecting 'r')" for "the user said hi".
+func notJSON(b []byte) error {
+	r, _ := utf8.DecodeRune(b)
+	return fmt.Errorf(`a record must be a JSON object, got text that is not JSON (the line starts with %q; each line of a JSONL file is one JSON object, {"thread": …, "role": …, "content": …})`, r)
 }
 
 // jsonSpace is JSON's whitespace (RFC 8259: space, tab, line feed,

@@ -466,8 +466,9 @@ func TestJSONLTypeErrorWording(t *testing.T) {
 	}
 }
 
-// TestJSONLRecordWrongType: a line that is JSON but not an object, and a
-// number out of range inside a member, are said in the file's words.
+// TestJSONLRecordWrongType: a line that is JSON but not an object, or
+// not JSON at all (plain text), and a number out of range inside a
+// member, are said in the file's words.
 // Before, encoding/json's Go words came through ("json: cannot unmarshal
 // array into Go value of type importer.jsonlRecord"), and a number out
 // of range deep in metadata made metadata itself "must be a number, got
@@ -481,6 +482,12 @@ func TestJSONLRecordWrongType(t *testing.T) {
 		{`"x"`, `a record must be a JSON object, got a string`},
 		{`5`, `a record must be a JSON object, got a number`},
 		{`true`, `a record must be a JSON object, got true or false`},
+		{`null`, `a record must be a JSON object, got null`},
+		// Plain text (cli60): encoding/json said "invalid character 'h'
+		// in literal true (expecting 'r')", "looking for beginning of value".
+		{`the user said hi`, `a record must be a JSON object, got text that is not JSON (the line starts with 't'; each line of a JSONL file is one JSON object, {"thread": …, "role": …, "content": …})`},
+		{`hello world`, `a record must be a JSON object, got text that is not JSON (the line starts with 'h'; each line of a JSONL file is one JSON object, {"thread": …, "role": …, "content": …})`},
+		{`  # a comment`, `a record must be a JSON object, got text that is not JSON (the line starts with '#'; each line of a JSONL file is one JSON object, {"thread": …, "role": …, "content": …})`},
 		{`{"thread":"t","resource":"r","role":"user","content":"x","metadata":{"k":[1,{"z":1e999}]}}`, `"metadata" holds the number 1e999, out of the range of a 64-bit float`},
 	} {
 		p := writeFile(t, "f.jsonl", c.line+"\n")
