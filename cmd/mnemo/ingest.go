@@ -39,7 +39,10 @@ func knownFormat(format string) bool {
 // IngestCommand is `mnemo ingest`: import conversations (jsonl, locomo,
 // longmemeval). Like every command it embeds Main: the process environment
 // and the global flags.
-type IngestCommand struct{ *Main }
+type IngestCommand struct {
+	*Main
+	committed committed // the messages stored so far (ingest_committed.go)
+}
 
 // Run parses the flags of `mnemo ingest` from args and runs it.
 func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
@@ -104,6 +107,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		return err
 	}
 	defer watch.Stop()
+	c.setLastLine(c.committed.line)
 	var total importer.Report
 	defer func() {
 		// Refused (a malformed record with --strict, no record imported,
@@ -178,6 +182,9 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		}
 	}
 	if ctx.Err() == nil {
+		if failed == nil {
+			c.setLastLine(c.committed.indexing)
+		}
 		// Leave both indexes caught up, so the next command recalls what was
 		// just ingested.
 		err := c.syncWithProgress(ctx, e)
@@ -419,7 +426,7 @@ func (c *IngestCommand) importFile(ctx context.Context, e *engine.Engine, w *out
 	if fi, err := os.Stat(path); err == nil && fi.Size() >= progressMinBytes && isTerminal(c.Stderr) {
 		bar, opt.Progress = c.fileBar(fi.Size(), "storing "+termSafeText(label)) // barline.go
 	}
-	rep, err := importer.Import(ctx, e, path, opt)
+	rep, err := importer.Import(ctx, countingAppender{e, &c.committed}, path, opt)
 	if bar != nil {
 		c.endBar(bar, err) // the lines below begin their own
 	}

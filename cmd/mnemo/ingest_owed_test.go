@@ -82,7 +82,7 @@ func TestInterruptedIngestOwedLine(t *testing.T) {
 		}
 		eraseCut(t, e, cfg.Dir, "m1")
 
-		c := &IngestCommand{&Main{Dir: cfg.Dir, DB: cfg.Postgres}}
+		c := &IngestCommand{Main: &Main{Dir: cfg.Dir, DB: cfg.Postgres}}
 		want := "; 1 stored message has no embedding yet (search finds it by its words only until then)"
 		if be.Name == "sqlite" {
 			want += "; the index files still hold the text of 1 erased message (no search returns it)"

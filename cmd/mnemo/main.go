@@ -40,7 +40,7 @@ func main() {
 	log.SetOutput(io.Discard)
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv}
 	stderr := m.Stderr
-	got := stopOnSignal(cancel, m.Running, func(text string) { m.bar.say(stderr, text) })
+	got := stopOnSignal(cancel, m.Running, func(text string) { m.bar.say(stderr, text) }, m.lastLine)
 	code := m.Run(ctx, os.Args[1:])
 	os.Exit(m.exitAfter(code, got()))
 }
@@ -131,9 +131,27 @@ type Main struct {
 	// stopOnSignal's goroutine.
 	running atomic.Pointer[string]
 
+	// last is what a command says when the process exits before it
+	// returned (setLastLine): read by stopOnSignal's goroutine.
+	last atomic.Pointer[func() string]
+
 	// bar is the line a progress bar draws on standard error, which the
 	// signal notices end before they are said (barline.go).
 	bar barLine
+}
+
+// setLastLine sets what is said when the process exits before the
+// command returned (a second signal, or the grace after the first
+// passed): f returns the line, "" for none. A command that commits as it
+// goes (ingest) says there what it committed.
+func (m *Main) setLastLine(f func() string) { m.last.Store(&f) }
+
+// lastLine is the line setLastLine's function returns, "" when none is set.
+func (m *Main) lastLine() string {
+	if f := m.last.Load(); f != nil {
+		return (*f)()
+	}
+	return ""
 }
 
 // setRunning records the running command (with its subcommand) for the
@@ -168,7 +186,7 @@ type command struct {
 
 // commands is the dispatch table: one entry per subcommand, each in its own file.
 var commands = map[string]command{
-	"ingest":   {"import conversations (jsonl, locomo, longmemeval)", func(m *Main) Command { return &IngestCommand{m} }},
+	"ingest":   {"import conversations (jsonl, locomo, longmemeval)", func(m *Main) Command { return &IngestCommand{Main: m} }},
 	"threads":  {"list threads (metadata only)", func(m *Main) Command { return &ThreadsCommand{m} }},
 	"messages": {"print a thread's messages", func(m *Main) Command { return &MessagesCommand{m} }},
 	"context":  {"load the memory part of a prompt and write its memctx record", func(m *Main) Command { return &ContextCommand{m} }},

@@ -42,7 +42,9 @@ func graceFor(command string) time.Duration {
 
 // stopOnSignal cancels the command's context on the first SIGINT or
 // SIGTERM and exits with exitCode when the command has not returned within
-// graceFor it, or at once on a second signal. Its notices are said with
+// graceFor it, or at once on a second signal, saying last's line first
+// when it returns one (what a command stopped at once had committed:
+// Main.lastLine). Its notices are said with
 // say (on a line of their own: Main.bar's say ends a progress bar's line
 // first; they were written after the bar's frame). They start "mnemo
 // COMMAND:" as every error line does, COMMAND being what running returns
@@ -53,7 +55,7 @@ func graceFor(command string) time.Duration {
 // said; it is now noticed here, before the command begins ("mnemo:
 // interrupt: stopping …", no command being chosen yet), and the command
 // starts on a cancelled context.
-func stopOnSignal(cancel context.CancelFunc, running func() string, say func(string)) func() os.Signal {
+func stopOnSignal(cancel context.CancelFunc, running func() string, say func(string), last func() string) func() os.Signal {
 	sigs := earlysignal.C
 	var got atomic.Value
 	stop := func(sig os.Signal) {
@@ -78,6 +80,9 @@ func stopOnSignal(cancel context.CancelFunc, running func() string, say func(str
 		case <-sigs:
 		case <-time.After(grace):
 			say(fmt.Sprintf("%s: still busy %s after %v; exiting (the next open completes the work)\n", noticePrefix(running()), grace, sig))
+		}
+		if line := last(); line != "" {
+			say(fmt.Sprintf("%s: %s\n", noticePrefix(running()), line))
 		}
 		os.Exit(exitCode(sig))
 	}()
