@@ -159,6 +159,10 @@ type Report struct {
 	// UnpairedUnchecked counts the tool messages the engine did not check
 	// for Unpaired (engine.AppendResult.UnpairedUnchecked).
 	UnpairedUnchecked int `json:"unpairedUnchecked,omitempty"`
+	// UnpairedEarlier counts those of Unpaired stored before this import
+	// (records already stored: the same file ingested again); the rest
+	// were stored by it.
+	UnpairedEarlier int `json:"unpairedEarlier,omitempty"`
 	// UnpairedFirst lists the first MaxUnpairedListed of Unpaired, in file
 	// order.
 	UnpairedFirst []UnpairedRecord `json:"-"`
@@ -179,6 +183,9 @@ type UnpairedRecord struct {
 	Seq int64
 	// ToolCallID is the call id it gave.
 	ToolCallID string
+	// Earlier is set when it was stored before this import (already
+	// stored), not by it.
+	Earlier bool
 }
 
 // Appender is what Import needs of an engine.
@@ -470,7 +477,11 @@ func (w *writer) count(req engine.AppendRequest, res *engine.AppendResult, where
 	w.rep.Duplicates += res.Duplicates
 	w.rep.Unpaired += len(res.Unpaired)
 	w.rep.UnpairedUnchecked += res.UnpairedUnchecked
+	fresh := firstFreshSeq(res)
 	for _, u := range res.Unpaired {
+		if u.Seq < fresh {
+			w.rep.UnpairedEarlier++
+		}
 		if len(w.rep.UnpairedFirst) == MaxUnpairedListed {
 			break
 		}
@@ -478,6 +489,20 @@ func (w *writer) count(req engine.AppendRequest, res *engine.AppendResult, where
 		if u.Index < len(wheres) {
 			where = wheres[u.Index]
 		}
-		w.rep.UnpairedFirst = append(w.rep.UnpairedFirst, UnpairedRecord{Where: where, Thread: req.ThreadID, Seq: u.Seq, ToolCallID: u.ToolCallID})
+		w.rep.UnpairedFirst = append(w.rep.UnpairedFirst, UnpairedRecord{Where: where, Thread: req.ThreadID, Seq: u.Seq, ToolCallID: u.ToolCallID, Earlier: u.Seq < fresh})
 	}
+}
+
+// firstFreshSeq is the first seq res's append gave a message it stored:
+// an append numbers the messages it stores after every stored one of the
+// thread (res.Stored of them, ending at the largest of res.Seqs), and a
+// message already stored keeps its seq, so a seq below it is a message
+// stored before (engine.AppendResult.Duplicates). Past every seq when it
+// stored none.
+func firstFreshSeq(res *engine.AppendResult) int64 {
+	var last int64
+	for _, s := range res.Seqs {
+		last = max(last, s)
+	}
+	return last - int64(res.Stored) + 1
 }

@@ -163,6 +163,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			total.DispatchesSame += rep.DispatchesSame
 			total.Unpaired += rep.Unpaired
 			total.UnpairedUnchecked += rep.UnpairedUnchecked
+			total.UnpairedEarlier += rep.UnpairedEarlier
 			addUnstored(&total, rep)
 			if fs.NArg() == 1 {
 				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
@@ -674,6 +675,13 @@ func summary(r *importer.Report) string {
 		s += fmt.Sprintf("; %d tool results answer no call", r.Unpaired)
 	}
 	switch {
+	case r.UnpairedEarlier == 0:
+	case r.UnpairedEarlier == r.Unpaired:
+		s += " (stored by an earlier import)"
+	default:
+		s += fmt.Sprintf(" (%d of them stored by an earlier import)", r.UnpairedEarlier)
+	}
+	switch {
 	case r.Unstored == 1 && len(r.UnstoredMembers) == 1:
 		s += "; 1 line had a member mnemo does not store: " + r.UnstoredMembers[0]
 	case r.Unstored == 1:
@@ -701,8 +709,12 @@ func addUnstored(total, rep *importer.Report) {
 // them out, which the import said nothing of.
 func (c *IngestCommand) printUnpaired(label string, rep *importer.Report) {
 	for _, u := range rep.UnpairedFirst {
-		fmt.Fprintf(c.Stderr, "unpaired: %s: tool_call_id %q (thread %s, seq %d) answers no call before it: stored, but every context leaves it out (memctx reason orphan-tool-result); give the assistant message making the call before it\n",
-			(&importer.RecordError{File: label, Where: u.Where}).Record(), u.ToolCallID, u.Thread, u.Seq)
+		stored := "stored"
+		if u.Earlier {
+			stored = "stored by an earlier import" // the same file again: not new
+		}
+		fmt.Fprintf(c.Stderr, "unpaired: %s: tool_call_id %q (thread %s, seq %d) answers no call before it: %s, but every context leaves it out (memctx reason orphan-tool-result); give the assistant message making the call before it\n",
+			(&importer.RecordError{File: label, Where: u.Where}).Record(), u.ToolCallID, u.Thread, u.Seq, stored)
 	}
 	switch more := rep.Unpaired - len(rep.UnpairedFirst); {
 	case more == 1:
