@@ -33,7 +33,8 @@ var funcs = template.FuncMap{
 	},
 	"kindLabel": func(k string) string {
 		return map[string]string{"hit": "recalled hit", "range": "range neighbour", "repair": "pairing repair", "recent": "recent",
-			"observation": "observation", "working-memory": "working memory"}[k]
+			"observation": "observation", "working-memory": "working memory",
+			"unsettled": "outcome unknown"}[k]
 	},
 	"fmtScore": func(p *float64) string {
 		if p == nil {

@@ -21,7 +21,9 @@ import (
 // Item is one entry of a run's timeline, in prompt order.
 type Item struct {
 	// Kind is "observation", "working-memory", "hit", "range", "repair",
-	// "recent" or, in RunView.Dropped, "dropped".
+	// "recent", "unsettled" (the synthetic result of a dispatched call
+	// whose outcome was unknown, right after the call's message; Reason is
+	// the call's id) or, in RunView.Dropped, "dropped".
 	Kind string
 	// ThreadID is a turn's or an observation's thread; "" for working
 	// memory.
@@ -225,12 +227,59 @@ func timeline(rec *journal.MemCtx) []Item {
 		l.add(r.Lexical)
 		v.add(r.Vector)
 	}
+	unsettled := unsettledAfter(rec.Unsettled)
 	for _, r := range rec.Recalled {
 		out = append(out, Item{Kind: r.Reason, ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason,
 			Score: r.Score, Lexical: r.Lexical, Vector: r.Vector, ScoreBar: s.bar(r.Score), LexicalBar: l.bar(r.Lexical), VectorBar: v.bar(r.Vector)})
+		out = unsettled.after(out, r.MessageID)
 	}
 	for _, r := range rec.Recent {
 		out = append(out, Item{Kind: "recent", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview})
+		out = unsettled.after(out, r.MessageID)
+	}
+	return unsettled.rest(out)
+}
+
+// unsettledItems are a record's unsettled entries (journal.MemCtx.Unsettled,
+// the synthetic results the prompt gave dispatched calls whose outcome was
+// unknown) by the id of the assistant message making the call, in the
+// record's order.
+type unsettledItems struct {
+	order []string
+	by    map[string][]Item
+}
+
+// unsettledAfter groups refs by their message as Items of Kind
+// "unsettled": the thread and seq of the call's message, Role "tool",
+// Text the synthetic result's preview, Reason the call's id.
+func unsettledAfter(refs []journal.Ref) *unsettledItems {
+	u := &unsettledItems{by: map[string][]Item{}}
+	for _, r := range refs {
+		if _, ok := u.by[r.MessageID]; !ok {
+			u.order = append(u.order, r.MessageID)
+		}
+		u.by[r.MessageID] = append(u.by[r.MessageID], Item{Kind: journal.ReasonUnsettled, ThreadID: r.ThreadID, Seq: r.Seq,
+			Role: "tool", Text: r.Preview, Reason: r.ToolCallID})
+	}
+	return u
+}
+
+// after appends, once, the unsettled items of messageID: the prompt gives
+// a call's synthetic result right after the message making the call.
+func (u *unsettledItems) after(out []Item, messageID string) []Item {
+	items, ok := u.by[messageID]
+	if !ok {
+		return out
+	}
+	delete(u.by, messageID)
+	return append(out, items...)
+}
+
+// rest appends the unsettled items of messages the timeline did not list
+// (a record that names no message id), in the record's order.
+func (u *unsettledItems) rest(out []Item) []Item {
+	for _, id := range u.order {
+		out = u.after(out, id)
 	}
 	return out
 }
