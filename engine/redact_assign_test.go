@@ -146,6 +146,12 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"continued-in-string", `log: "password: ab\n  hunter2secret\nuser: bob" x=1`, `log: "password: ` + m + `\nuser: bob" x=1`},
 		{"continued-not-indented-more-kept", "  password: ab\n  hunter2secret", "  password: ab\n  hunter2secret"},
 		{"continued-key-kept", "note: password: ab\n  user: bob", "note: password: ab\n  user: bob"},
+		// red60: a value right after the colon holding '&' is a query's
+		// parameters (api_key:sk…&from=1), and a line calling a function
+		// is code: neither goes on on the next line (red58's leftover 4).
+		{"continued-query-parameters-kept", "?filter=api_key:sk9abcdef&from=1\n  continued", "?filter=api_key:" + m + "&from=1\n  continued"},
+		{"continued-code-call-kept", "if token: pass\n    foo()", "if token: " + m + "\n    foo()"},
+		{"continued-code-call-semicolon-kept", "password: abcdefgh\n    self.check(x);", "password: " + m + "\n    self.check(x);"},
 		{"short-before-crlf-end-kept", `{"v":"DB_PASSWORD=Xy\r\n"}`, `{"v":"DB_PASSWORD=Xy\r\n"}`},
 		// rev53: the run after the break started at its first escaped
 		// break only, and a blank line before the value kept it.

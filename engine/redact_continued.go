@@ -1,6 +1,9 @@
 package engine
 
-import "strings"
+import (
+	"regexp"
+	"strings"
+)
 
 // continuedValueRule recognises a value after a credential name and a
 // colon that goes on on the next lines, indented more than the name's
@@ -38,16 +41,26 @@ var continuedGroups = [2]int{continuedValue.SubexpIndex("value"), continuedValue
 // breaksToLF writes every line break of s (CRLF, CR, LF) as LF.
 var breaksToLF = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace
 
+// codeCall is a line of code that calls a function (foo(), self.x(a);):
+// a name, its arguments in parentheses, a ';', ':' or ',' after them.
+var codeCall = regexp.MustCompile(`^[A-Za-z_$][\w.$]*\(.*\)[;:,]?$`)
+
 // continuesValue reports whether the lines of match m of s (group more of
 // continued-value's) continue its value: each is one word (words are
 // prose, as yaml-credential-plain keeps them: note: password: ab\r\n
 // next line stays), indented more than the name's line (its column:
 // yamlKeyColumn, the line starting after the last real or escaped break
-// before the name), and no key; the value is no placeholder.
+// before the name), no key and no call (codeCall: if token: pass\n
+// foo() keeps foo()); the value is no placeholder, and no query's
+// parameters (right after the colon, holding '&':
+// ?filter=api_key:sk…&from=1\n  x keeps &from=1, which went with it).
 func continuesValue(s string, m []int) bool {
 	value, more := continuedGroups[0], continuedGroups[1]
 	if placeholderValue(s[m[2*value]:m[2*value+1]]) {
 		return false
+	}
+	if m[2*value] > 0 && s[m[2*value]-1] == ':' && strings.ContainsRune(s[m[2*value]:m[2*value+1]], '&') {
+		return false // ?filter=api_key:sk…&from=1: a query's parameters, no YAML key (no blank after the colon)
 	}
 	start := strings.LastIndexByte(s[:m[0]], '\n') + 1
 	if i := max(strings.LastIndex(s[start:m[0]], `\n`), strings.LastIndex(s[start:m[0]], `\r`)); i >= 0 {
@@ -55,7 +68,8 @@ func continuesValue(s string, m []int) bool {
 	}
 	col := yamlKeyColumn(s[start:m[0]])
 	for _, l := range strings.Split(breaksToLF(unescapeBreaks(s[m[2*more]:m[2*more+1]])), "\n")[1:] {
-		if indentOf(l) <= col || strings.ContainsAny(strings.TrimSpace(l), " \t") || yamlMapping.MatchString(strings.TrimLeft(l, " \t")) {
+		w := strings.TrimSpace(l)
+		if indentOf(l) <= col || strings.ContainsAny(w, " \t") || yamlMapping.MatchString(w) || codeCall.MatchString(w) {
 			return false
 		}
 	}

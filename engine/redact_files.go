@@ -60,31 +60,15 @@ func yamlRules() []Rule {
 				yamlGap + `(?:[ \t]+[^\s#][^\r\n]*(?:\r?\n|\z))+`),
 			Triggers: credentialTriggers, rewrite: yamlPlainScalar, may: mayYAMLKeyAlone},
 		// Kubernetes' EnvVar (a container's env: list, API reference
-		// "EnvVar v1 core"): a name ending in a credential name, then a
-		// value key at the same column (- name: DB_PASSWORD\n    value:
-		// hunter2secret), the value on its line, as a block scalar or a
-		// plain scalar under it: replaced as for a credential key
-		// (yamlNamedValue). The JSON form ({"name": "DB_PASSWORD",
-		// "value": …}) is docWalk.namedBy's; a value first, then its
-		// name, is yaml-value-named's.
-		{Name: "yaml-named-value",
-			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?` + yamlNameKey + `\r?\n` +
-				`[ \t]*["']?value["']?[ \t]*:[ \t]*(?:(?:[|>#!][^\r\n]*)?\r?\n(?:(?:[ \t]*\r?\n)*[ \t]+[^\s-][^\r\n]*(?:\r?\n|\z))*|[^\r\n]+)`),
-			Triggers: credentialTriggers, rewrite: yamlNamedValue, may: mayNamedValue},
-		// The same entry with its value key first (- value: x\n  name:
-		// DB_PASSWORD: a map's keys have no order, and a generator may
-		// sort them): the value, on its line or on the indented lines
-		// under it, other keys of the entry and their lines (valueFrom:,
-		// foo: bar), then the name at the value key's column
-		// (yamlValueNamed). The lines between start with no '-' and are
-		// no value key (notValueKey): a match ends before the next entry,
-		// and holds no other value key a rejected match would hide.
-		// Every match holds "value", a rarer word than the credential
-		// names.
-		{Name: "yaml-value-named",
-			Pattern: mustRe(`(?m)^[ \t]*(?:-[ \t]+)?["']?value["']?[ \t]*:[^\r\n]*\r?\n` +
-				`(?:[ \t]*(?:` + notValueKey + `[^\r\n]*)?\r?\n)*[ \t]*` + yamlNameKey + `(?:\r?\n|\z)`),
-			Triggers: []string{"value"}, rewrite: yamlValueNamed, may: mayNamedValue},
+		// "EnvVar v1 core"): a name ending in a credential name and a
+		// value key at the same column, in either order, other keys of
+		// the entry between them (- name: DB_PASSWORD\n    valueFrom:
+		// x\n    value: hunter2secret), the value on its line, as a block
+		// scalar or as a plain scalar under it: replaced as for a
+		// credential key (yamlEnvEntries). The JSON form ({"name":
+		// "DB_PASSWORD", "value": …}) is docWalk.namedBy's.
+		{Name: "yaml-named-value", Pattern: yamlEnvStart,
+			Triggers: credentialTriggers, rewrite: yamlEnvEntries, may: mayNamedValue},
 	}
 }
 
@@ -114,7 +98,7 @@ func netrcRule() Rule {
 // indented lines after it, its value and whatever follows indented
 // (yamlListItems tells them apart by their column).
 var yamlCredentialList = mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)[\w.-]*` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
-	yamlGap + `(?:(?:` + yamlBlockEntry + `|[ \t]*` + listBullet + `[ \t]+[^\r\n]*(?:\r?\n|\z))` + yamlGap + `)+`)
+	yamlGap + `(?:(?:` + yamlBlockEntry + `|` + yamlQuotedEntry + `|[ \t]*` + listBullet + `[ \t]+[^\r\n]*(?:\r?\n|\z))` + yamlGap + `)+`)
 
 // yamlBlockEntry is a block sequence entry that is a block scalar (YAML
 // 1.2.2 §8.2.1, §8.1.1): a bullet, node properties, a block header on
@@ -122,24 +106,19 @@ var yamlCredentialList = mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credent
 const yamlBlockEntry = `[ \t]*` + listBullet + `[ \t]+(?:[&!]\S*[ \t]+){0,2}[|>][1-9+-]{0,2}[ \t]*(?:#[^\r\n]*)?\r?\n` +
 	`(?:[ \t]*\r?\n)*(?:[ \t]+\S[^\r\n]*(?:\r?\n|\z)(?:[ \t]*\r?\n)*)+`
 
+// yamlQuotedEntry is a block sequence entry that is a quoted scalar
+// going on past its line (YAML 1.2.2 §7.3.1, §7.3.2: a flow scalar's
+// lines fold into one value): a bullet, node properties, a quote left
+// open on its line, then indented or blank lines holding no quote, and
+// the indented line holding the closing one (- "\n    hunter2secret").
+// yamlListItems checks the quote closes there.
+const yamlQuotedEntry = `[ \t]*` + listBullet + `[ \t]+(?:[&!]\S*[ \t]+){0,2}["'][^"'\r\n]*\r?\n` +
+	`(?:[ \t]*\r?\n|[ \t]+[^"'\r\n]*\r?\n)*[ \t]+[^"'\r\n]*["'][^\r\n]*(?:\r?\n|\z)`
+
 // yamlNameKey is a name key whose value, on its line, ends in a
 // credential name (name: DB_PASSWORD, "name": 'api_token' # c), as a
 // Kubernetes env entry names the variable its value key sets.
 const yamlNameKey = `["']?name["']?[ \t]*:[ \t]*["']?[\w.-]*(?i:` + credentialNames + `)["']?[ \t]*(?:#[^\r\n]*)?`
-
-// notValueKey is the first characters of a line's text, after its
-// indentation, that start no value key and no block sequence entry: not
-// '-', nor "value" or a quote and "value" before ':' (valueFrom: is
-// another key; a value's own line may begin with a quote or the word,
-// - value: |\n    "hunter2"\n  name: DB_PASSWORD, which red56's first
-// form of it, refusing a quote or "value" before a blank, kept in clear).
-// Go's regexp has no negative look-ahead.
-const notValueKey = `(?:[^\s"'vV-]|["'](?:[^vV\r\n]|` + notValueWord + `)|` + notValueWord + `)`
-
-// notValueWord is a word at a line's start that is no value key: not
-// "value" before blanks, a quote or ':' (a blank then other text goes:
-// value hunter2).
-const notValueWord = `[vV](?:[^aA\r\n]|[aA](?:[^lL\r\n]|[lL](?:[^uU\r\n]|[uU](?:[^eE\r\n]|[eE](?:[\w.-]|[ \t]+[^:\s])))))`
 
 // yamlNameLine is a line holding only a name key whose value ends in a
 // credential name (yamlNameKey), with no line break.
@@ -251,6 +230,10 @@ func yamlListItems(match string) string {
 			rest = strings.Join(lines[end:], "")
 			continue
 		}
+		if n, with := yamlQuotedItem(rest[m[4]+len(props):], indentOf(rest), heading); n > 0 {
+			out, rest = append(out, with...), rest[m[4]+len(props)+n:]
+			continue
+		}
 		if yamlKeptItem(item, heading) {
 			out = append(out, rest[m[4]+len(props):m[1]]...)
 		} else {
@@ -259,6 +242,40 @@ func yamlListItems(match string) string {
 		rest = rest[m[1]:]
 	}
 	return string(out)
+}
+
+// yamlQuotedItem reads item, a block sequence entry's text from its
+// opening quote on, when the quoted scalar goes on past its line: it
+// returns how many bytes the scalar takes, up to its closing quote on a
+// later line, and what replaces them, RedactionMark in its quotes, or the
+// scalar as written when its folded value is kept (yamlKeptItem); a
+// comment after the closing quote goes with a replaced scalar, as an
+// item's on its line does. It returns 0 when the quote closes on its line, or not on a line indented
+// more than col (the dash's column), a line between aside.
+func yamlQuotedItem(item string, col int, heading bool) (int, string) {
+	line, _, _ := strings.Cut(item, "\n")
+	if item == "" || item[0] != '"' && item[0] != '\'' || yamlQuoteEnd(line) >= 0 {
+		return 0, ""
+	}
+	n := yamlQuoteEnd(item)
+	if n < 0 {
+		return 0, ""
+	}
+	for _, l := range strings.Split(item[:n], "\n")[1:] {
+		if strings.TrimSpace(l) != "" && indentOf(l) <= col {
+			return 0, ""
+		}
+	}
+	q := item[:1]
+	folded := q + strings.Join(strings.Fields(item[1:n-1]), " ") + q
+	if yamlKeptItem(folded, heading) {
+		return n, item[:n]
+	}
+	tail, _, _ := strings.Cut(item[n:], "\n")
+	if c := strings.TrimLeft(strings.TrimSuffix(tail, "\r"), " \t"); c != "" && c[0] == '#' {
+		n += len(strings.TrimSuffix(tail, "\r")) // a comment goes with the item, as on one line
+	}
+	return n, q + RedactionMark + q
 }
 
 // bareAnchor reports whether item, a block sequence's entry, is only an

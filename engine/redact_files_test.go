@@ -72,6 +72,14 @@ func TestRedactYAMLCredentialList(t *testing.T) {
 		// value is on the lines indented more than the dash).
 		{"block-item", "passwords:\n  - |\n    hunter2secret\nuser: bob", "passwords:\n  - |\n    " + m + "\nuser: bob"},
 		{"folded-item-then-item", "passwords:\n  - >-\n    hunter2secret\n    more\n\n  - other1234\n", "passwords:\n  - >-\n    " + m + "\n\n  - " + m + "\n"},
+		// red60: a quoted item whose string goes on past its line (YAML
+		// folds its lines into one value) was kept: the list ended at
+		// its first line, whose lone quote is no value.
+		{"quoted-item-multiline", "passwords:\n  - \"\n    hunter2secret\"", "passwords:\n  - \"" + m + "\""},
+		{"quoted-item-multiline-then-item", "tokens:\n  - 'abc\n\n    hunter2secret' # c\n  - other1234\nuser: bob",
+			"tokens:\n  - '" + m + "'\n  - " + m + "\nuser: bob"},
+		{"quoted-item-multiline-placeholder-kept", "tokens:\n  - \"\n    ${TOKEN}\"\n", "tokens:\n  - \"\n    ${TOKEN}\"\n"},
+		{"quoted-item-not-indented-kept", "tokens:\n  - \"\n  hunter2secret\"\n", "tokens:\n  - \"\n  hunter2secret\"\n"},
 		{"block-item-props-crlf", "tokens:\r\n- &a !!binary |\r\n  aHVudGVyMnNlY3JldA==\r\n- *a\r\n", "tokens:\r\n- &a !!binary |\r\n  " + m + "\r\n- *a\r\n"},
 		{"block-item-then-lists", "db:\n  passwords:\n  - |\n    hunter2secret\n  hosts:\n  - db1\n  tokens:\n  - abcd1234\n",
 			"db:\n  passwords:\n  - |\n    " + m + "\n  hosts:\n  - db1\n  tokens:\n  - " + m + "\n"},
@@ -193,6 +201,21 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 		{"value-first-plain-quoted", "- value:\n    \"hunter2secret\"\n  name: DB_PASSWORD\n", "- value:\n    \"" + m + "\"\n  name: DB_PASSWORD\n"},
 		{"value-first-block-value-word", "- value: >-\n    value hunter2secret\n  name: DB_PASSWORD\n", "- value: >-\n    " + m + "\n  name: DB_PASSWORD\n"},
 		{"value-first-quoted-value-key-between", "  - value: abc123def\n    \"value\": x\n    name: DB_PASSWORD\n", "  - value: abc123def\n    \"value\": " + m + "\n    name: DB_PASSWORD\n"},
+		// red60: a key between the name and its value (red58's leftover
+		// 2), a value key inside the value's block (leftover 1), nested
+		// entries.
+		{"name-first-key-between", "- name: DB_PASSWORD\n  valueFrom: x\n  value: hunter2secret", "- name: DB_PASSWORD\n  valueFrom: x\n  value: " + m},
+		{"name-first-keys-between-list", "env:\n- name: DB_PASSWORD\n  other: x\n  nested:\n    a: b\n  value: hunter2secret\n- name: HOST\n  value: db\n",
+			"env:\n- name: DB_PASSWORD\n  other: x\n  nested:\n    a: b\n  value: " + m + "\n- name: HOST\n  value: db\n"},
+		{"value-first-block-holds-value-key", "- value: |\n    value: hunter2\n  name: DB_PASSWORD", "- value: |\n    " + m + "\n  name: DB_PASSWORD"},
+		{"name-first-nested-entry", "- name: DB_PASSWORD\n  meta:\n    name: API_KEY\n    value: nested1secret\n  value: outer1secret\n",
+			"- name: DB_PASSWORD\n  meta:\n    name: API_KEY\n    value: " + m + "\n  value: " + m + "\n"},
+		{"value-first-block-other-name-then-entry", "  - value: |\n      abc9secret\n    name: HOST\n  - value: x9secret\n    name: DB_PASSWORD\n",
+			"  - value: |\n      abc9secret\n    name: HOST\n  - value: " + m + "\n    name: DB_PASSWORD\n"},
+		{"name-first-next-entry-kept", "- name: DB_PASSWORD\n  valueFrom: x\n- name: HOST\n  value: db.example\n", "- name: DB_PASSWORD\n  valueFrom: x\n- name: HOST\n  value: db.example\n"},
+		{"name-first-parent-key-kept", "  - name: DB_PASSWORD\n    valueFrom: x\n  value: plain words\n", "  - name: DB_PASSWORD\n    valueFrom: x\n  value: plain words\n"},
+		{"name-first-prose-between-kept", "name: DB_PASSWORD\nthe form below\nvalue: Click here\n", "name: DB_PASSWORD\nthe form below\nvalue: Click here\n"},
+		{"name-first-second-name-kept", "name: DB_PASSWORD\nfoo: 1\nname: HOST\nvalue: db.example\n", "name: DB_PASSWORD\nfoo: 1\nname: HOST\nvalue: db.example\n"},
 	})
 }
 

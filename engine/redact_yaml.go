@@ -216,48 +216,6 @@ func mayNamedValue(s string) bool {
 	return strings.Contains(s, "value") && strings.Contains(s, "name")
 }
 
-// yamlNamedValue replaces the value of match, a name line and the value
-// key under it (yaml-named-value's match), when the value key is at the
-// name's column: a value on the key's line by RedactionMark (in its
-// quotes, a comment after it going too), a block scalar or a plain
-// scalar under the key as yaml-credential-block and -plain replace them.
-// A placeholder or a reference stays.
-func yamlNamedValue(match string) string {
-	nl := strings.IndexByte(match, '\n') + 1
-	name, rest := match[:nl], match[nl:]
-	if yamlKeyColumn(rest) != yamlKeyColumn(name) {
-		return match
-	}
-	return name + yamlValueKey(rest)
-}
-
-// yamlValueNamed replaces the value of match, a value key, the entry's
-// other keys and the name line after them (yaml-value-named's match: -
-// value: x\n  valueFrom: y\n  name: DB_PASSWORD), as yamlNamedValue does,
-// when a name line of the match is at the value key's column, and no line
-// before it is at a lesser one (the entry ended there): the value is the
-// key's line and the lines after it indented more than its column.
-// Before (red56), only a name right after the value was read, and an
-// entry with another key between them kept its value.
-func yamlValueNamed(match string) string {
-	lines := strings.SplitAfter(match, "\n")
-	col := yamlKeyColumn(lines[0])
-	own := 1
-	for own < len(lines) && (strings.TrimSpace(lines[own]) == "" || indentOf(lines[own]) > col) {
-		own++
-	}
-	for _, l := range lines[own:] {
-		switch {
-		case strings.TrimSpace(l) == "" || indentOf(l) > col:
-		case indentOf(l) < col:
-			return match
-		case yamlNameLine.MatchString(strings.TrimSuffix(l, "\n")):
-			return yamlValueKey(strings.Join(lines[:own], "")) + strings.Join(lines[own:], "")
-		}
-	}
-	return match
-}
-
 // yamlValueKey replaces the value of rest, a value key's line and the
 // lines after it: a value on the key's line by RedactionMark (in its
 // quotes, a comment after it going too), a block scalar or a plain scalar
