@@ -290,7 +290,8 @@ func TestVersionFlagArguments(t *testing.T) {
 
 // TestUnknownFlagNear: a misspelt flag of a command, one or two edits from
 // one it defines, is told the flag it most likely meant on the error's
-// line, before the usage; a flag near none gets no guess. Before, `mnemo
+// line, before the usage, and so is another tool's name for one it defines
+// (--addr for --listen); a flag near none gets no guess. Before, `mnemo
 // serve --listne :0` was told only that --listne is not defined (cli56).
 func TestUnknownFlagNear(t *testing.T) {
 	for _, c := range []struct {
@@ -302,6 +303,11 @@ func TestUnknownFlagNear(t *testing.T) {
 		{[]string{"threads", "--resorce", "r"}, "mnemo threads: flag provided but not defined: --resorce (did you mean --resource?)"},
 		{[]string{"wm", "get", "--thred", "t"}, "mnemo wm get: flag provided but not defined: --thred (did you mean --thread?)"},
 		{[]string{"serve", "--bogus"}, "mnemo serve: flag provided but not defined: --bogus"},
+		// Other tools' names for a flag (walk60 L5).
+		{[]string{"serve", "--addr", ":0"}, "mnemo serve: flag provided but not defined: --addr (did you mean --listen?)"},
+		{[]string{"serve", "--port=7081"}, "mnemo serve: flag provided but not defined: --port (did you mean --listen?)"},
+		{[]string{"search", "--limit", "3", "q"}, "mnemo search: flag provided but not defined: --limit (did you mean --top-k?)"},
+		{[]string{"threads", "--port", "1"}, "mnemo threads: flag provided but not defined: --port"},
 	} {
 		code, stdout, stderr := run(t, nil, append([]string{"--dir", t.TempDir()}, c.args...)...)
 		if first, _, _ := strings.Cut(stderr, "\n"); code != 2 || stdout != "" || first != c.want {

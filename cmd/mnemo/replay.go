@@ -65,8 +65,10 @@ func (c *ReplayCommand) Run(ctx context.Context, args []string) error {
 // inspector's ?without= takes them: engine.ReplayOptions.LeaveOut) and
 // THREAD:SEQ pairs (the seq is after the last colon, since thread ids may
 // hold colons). Every --without given is in s, joined by commas.
-// Errors name --without: a value that is neither, and a part named twice
-// in either spelling, as the inspector's ?without= refuses it. --without
+// Errors name --without: a value that is neither, a seq that is not
+// decimal digits (t1:+1, t1:0x1), and a part or turn named twice (a part
+// in either spelling, as the inspector's ?without= refuses it; t1:1 and
+// t1:01 are one turn). --without
 // is repeatable: it kept only its last value, so "--without recalled
 // --without observations" left the recalled turns in.
 func parseWithout(s string) (engine.ReplayOptions, error) {
@@ -88,8 +90,9 @@ func parseWithout(s string) (engine.ReplayOptions, error) {
 		if i <= 0 {
 			return opt, fmt.Errorf("--without: %q is not recalled, observations, working-memory or THREAD:SEQ", part)
 		}
-		seq, err := strconv.ParseInt(part[i+1:], 10, 64)
-		if err != nil || seq < 1 {
+		digits := part[i+1:]
+		seq, err := strconv.ParseInt(digits, 10, 64)
+		if err != nil || seq < 1 || strings.TrimLeft(digits, "0123456789") != "" {
 			return opt, fmt.Errorf("--without: %q: the seq after the last colon must be a whole number >= 1", part)
 		}
 		if !engine.ValidID(part[:i]) {
@@ -97,7 +100,11 @@ func parseWithout(s string) (engine.ReplayOptions, error) {
 			// asked match nothing".
 			return opt, fmt.Errorf("--without: %q: the thread %s; got %s", part, engine.IDRule, engine.IDFault(part[:i]))
 		}
-		opt.WithoutTurns = append(opt.WithoutTurns, engine.TurnRef{ThreadID: part[:i], Seq: seq})
+		turn := engine.TurnRef{ThreadID: part[:i], Seq: seq}
+		if slices.Contains(opt.WithoutTurns, turn) {
+			return opt, fmt.Errorf("--without: %s:%d given twice: give each turn once", turn.ThreadID, turn.Seq)
+		}
+		opt.WithoutTurns = append(opt.WithoutTurns, turn)
 	}
 	return opt, nil
 }

@@ -32,6 +32,14 @@ func TestParseWithout(t *testing.T) {
 		// A part named twice, in either spelling.
 		{"recalled,recall", engine.ReplayOptions{}, true},
 		{"working-memory,workingMemory", engine.ReplayOptions{}, true},
+		// A turn named twice, and a seq with a sign or not in decimal
+		// (walk60 L1: t1:1,t1:1 was taken; t1:+1 read as seq 1).
+		{"t1:1,t1:1", engine.ReplayOptions{}, true},
+		{"t1:1, t1:01", engine.ReplayOptions{}, true},
+		{"t1:1,t2:1", engine.ReplayOptions{WithoutTurns: []engine.TurnRef{{ThreadID: "t1", Seq: 1}, {ThreadID: "t2", Seq: 1}}}, false},
+		{"t1:+1", engine.ReplayOptions{}, true},
+		{"t1:-1", engine.ReplayOptions{}, true},
+		{"t1:0x1", engine.ReplayOptions{}, true},
 	} {
 		got, err := parseWithout(c.in)
 		if (err != nil) != c.wantErr || (err == nil && !reflect.DeepEqual(got, c.want)) {
