@@ -112,6 +112,9 @@ func (e *Engine) RestoreDispatch(ctx context.Context, d Dispatch) (restored bool
 	if err := e.checkOpen(ctx); err != nil {
 		return false, err
 	}
+	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+		return false, err
+	}
 	if err := checkRestored(d); err != nil {
 		return false, err
 	}

@@ -76,10 +76,15 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // by the error Open returns when SQLite cannot read the file at all (a
 // truncated or overwritten mnemo.db: SQLITE_CORRUPT or SQLITE_NOTADB), by
 // the error of any read or write that met a damaged page of mnemo.db
-// (SQLite's error, its text unchanged), and by the error of Append (and
-// of BeginDispatch and SettleDispatch, which append) once one has: the
-// authority itself is damaged, so rebuilding the indexes cannot repair
-// it; restore the database from a backup, or run mnemo salvage. On
+// (SQLite's error, its text unchanged), and, once one has, by the error
+// of every call that would store new data: Append (and BeginDispatch and
+// SettleDispatch, which append), LoadContext (its run's memctx record
+// could not be kept: no context is answered without one), Observe, a
+// working-memory update (HandleToolCall, working.Memory's Merge, Set,
+// Edit), SetIdleTTL and RestoreDispatch; what removes data (the
+// erasures, Expire) still runs, and reads that miss the damaged pages
+// still answer. Until the process ends: the authority itself is
+// damaged, so rebuilding the indexes cannot repair it; restore the database from a backup, or run mnemo salvage. On
 // Postgres, IsDatabaseCorrupt also knows the server's damaged data.
 var ErrDatabaseCorrupt = store.ErrDatabaseCorrupt
 

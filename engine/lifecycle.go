@@ -119,6 +119,9 @@ func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, tt
 	if err := e.checkOpen(ctx); err != nil {
 		return err
 	}
+	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+		return err
+	}
 	if !ValidID(threadID) {
 		return badID(-1, "threadId", threadID, false)
 	}

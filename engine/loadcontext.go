@@ -103,7 +103,11 @@ type LoadRequest struct {
 // (memctx.retrieval says so) rather than failing the call.
 //
 // A write (the run's claim, its memctx record) that finds the disk full
-// is ErrNoSpace, nothing recorded.
+// is ErrNoSpace, nothing recorded. Once SQLite has reported a damaged page
+// of mnemo.db since Open, ErrDatabaseCorrupt, nothing composed or
+// recorded: a record written into the damaged file would be lost with it
+// when a backup is restored, and no context is answered without its
+// record.
 func (e *Engine) LoadContext(ctx context.Context, req LoadRequest) (*Context, error) {
 	c, err := e.loadContext(ctx, req)
 	return c, e.writeFailed(err) // disk_space.go
@@ -195,6 +199,9 @@ type load struct {
 // run id may be used.
 func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) {
 	if err := e.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
 		return nil, err
 	}
 	if !ValidID(req.ThreadID) {

@@ -201,6 +201,9 @@ func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Optio
 	if err := e.checkOpen(ctx); err != nil {
 		return nil, err
 	}
+	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+		return nil, err
+	}
 	if !ValidID(threadID) {
 		return nil, badID(-1, "threadId", threadID, false)
 	}

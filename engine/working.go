@@ -102,8 +102,8 @@ func (e *Engine) openWorkingMemory(ctx context.Context) error {
 }
 
 // buildWorkingMemory is working.New over the engine's database with the
-// engine's clock (unless cfg has one), owners, redactor, closed check and
-// full-disk record (Wrote).
+// engine's clock (unless cfg has one), owners, redactor, closed check,
+// full-disk record (Wrote) and damaged-file refusal (Writable).
 func (e *Engine) buildWorkingMemory(cfg working.Config) (*working.Memory, error) {
 	if cfg.Now == nil {
 		cfg.Now = e.now
@@ -111,7 +111,8 @@ func (e *Engine) buildWorkingMemory(cfg working.Config) (*working.Memory, error)
 	cfg.OwnerOf = wmOwnerOf
 	cfg.Redact = e.redactWorking
 	cfg.Closed = e.checkClosed
-	cfg.Wrote = e.wroteWorking // disk_space.go
+	cfg.Wrote = e.wroteWorking   // disk_space.go
+	cfg.Writable = e.damagedFile // stats.go: no new state into a file found damaged
 	cfg.RunCheck = func(ctx context.Context, q working.Querier, runID string) error {
 		err := journal.CheckRunContext(ctx, q, runID)
 		if f := e.wm.checked.Load(); f != nil {

@@ -6,14 +6,15 @@ import (
 	"github.com/mnemo-go/mnemo/engine"
 )
 
-// DatabaseDamagedDetail is the detail of the 503 "unavailable" problem of
-// a request that met a damaged page of mnemo.db, or came after one did
+// DatabaseDamagedDetail is the detail of the 503 "database-damaged"
+// problem of a request that met a damaged page of mnemo.db, or came after
+// one did and would store new data
 // (engine.ErrDatabaseCorrupt), the HTTP API's and the MCP tools' alike,
 // and of GET /healthz from then on. It names no page, row or path (the
 // server log has the path): the damaged page may hold another tenant's
 // data. Answered without Retry-After: the file does not heal.
 const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a damaged page of it): this server answers no request " +
-	"that needs a damaged page, and takes no new messages, until its operator stops it, restores the file from a backup or runs mnemo salvage, and starts it again " +
+	"that needs a damaged page, and stores nothing new (messages, contexts and their records, working memory, observations), until its operator stops it, restores the file from a backup or runs mnemo salvage, and starts it again " +
 	"(mnemo check reports the damage; the server log has the path); reads that miss the damaged pages still answer"
 
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
@@ -24,15 +25,16 @@ const PostgresDamagedDetail = "the Postgres database reported damaged data (SQLS
 	"restore damaged table data from a backup; the server log has the error)"
 
 // databaseDamaged is the problem of err when it is a damaged database's
-// (engine.IsDatabaseCorrupt), nil for any other error: 503 without
-// Retry-After (lasting), as /healthz answers once the engine has found
-// its file damaged. A 500 "internal" before.
+// (engine.IsDatabaseCorrupt), nil for any other error: 503
+// "database-damaged" without Retry-After (lasting), as /healthz answers
+// once the engine has found its file damaged. A 500 "internal" before
+// 2026-12-06, 503 "unavailable" before 2026-12-07.
 func databaseDamaged(err error) *apiError {
 	switch {
 	case errors.Is(err, engine.ErrDatabaseCorrupt):
-		return &apiError{kind: kindUnavailable, detail: DatabaseDamagedDetail, cause: err, lasting: true}
+		return &apiError{kind: kindDamaged, detail: DatabaseDamagedDetail, cause: err, lasting: true}
 	case engine.IsDatabaseCorrupt(err):
-		return &apiError{kind: kindUnavailable, detail: PostgresDamagedDetail, cause: err, lasting: true}
+		return &apiError{kind: kindDamaged, detail: PostgresDamagedDetail, cause: err, lasting: true}
 	}
 	return nil
 }

@@ -92,7 +92,8 @@ func pageOwner(t *testing.T, path string, page int) string {
 }
 
 // TestDamagedDatabaseAnswers: a read that meets a damaged page of mnemo.db
-// answers 503 "unavailable" with the damaged-database detail and no
+// answers 503 "database-damaged" (it was "unavailable", which a client
+// retries) with the damaged-database detail and no
 // Retry-After (the file does not heal), as /healthz does from then on,
 // never 500 "internal", and the answer holds no text of the page; reads
 // that miss the page still answer; appends are refused with the same 503
@@ -113,8 +114,8 @@ func TestDamagedDatabaseAnswers(t *testing.T) {
 			t.Fatalf("%s: status %d, want 503; body %s", what, r.status, r.body)
 		}
 		p := r.problem(t)
-		if p.Type != server.ProblemTypeBase+"unavailable" || p.Detail != server.DatabaseDamagedDetail {
-			t.Fatalf("%s: problem %+v, want unavailable with the damaged-database detail", what, p)
+		if p.Type != server.ProblemTypeBase+"database-damaged" || p.Title != "Database damaged" || p.Detail != server.DatabaseDamagedDetail {
+			t.Fatalf("%s: problem %+v, want database-damaged with the damaged-database detail", what, p)
 		}
 		if ra := r.header.Get("Retry-After"); ra != "" {
 			t.Errorf("%s: Retry-After %q on a damage that does not heal", what, ra)

@@ -96,6 +96,13 @@ var (
 	kindNoSpace     = kind{"insufficient-storage", http.StatusInsufficientStorage, "Server disk full"}
 	kindTooMany     = kind{"too-many-failures", http.StatusTooManyRequests, "Too many failed authentications"}
 	kindUnavailable = kind{"unavailable", http.StatusServiceUnavailable, "Service unavailable"}
+	// kindDamaged is a damaged database (engine.IsDatabaseCorrupt): a
+	// request that met a damaged page, or came after one did and would
+	// store new data. 503 without Retry-After: the file does not heal, so
+	// a client must not retry in seconds; an operator must act (restore or
+	// salvage). Not "unavailable", which a client retries (it was until
+	// 2026-12-07).
+	kindDamaged = kind{"database-damaged", http.StatusServiceUnavailable, "Database damaged"}
 	// kindWriteBusy is engine.ErrWriteBusy: a write waited the busy
 	// timeout for the other writes and gave up, nothing of that write
 	// made. A transient overload, so 503 with Retry-After (a 500

@@ -133,6 +133,15 @@ type Config struct {
 	// (engine.DiskFull), as its own writes do. Nil returns the error as
 	// it is.
 	Wrote func(committed bool, err error) error
+	// Writable, when set, is called by each update (Merge, MergeOver,
+	// Set, Edit) before it reads or writes the database: a non-nil error
+	// ends the update, nothing stored, and is returned as it is (a
+	// database's error, not a refusal: Refused is false). The
+	// engine sets it to refuse new states once SQLite has reported its
+	// database file damaged (engine.ErrDatabaseCorrupt): a state written
+	// into that file is lost when a backup is restored. Nil refuses
+	// nothing.
+	Writable func() error
 }
 
 // Querier is what OwnerOf may read through: the pool or the update's write

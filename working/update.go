@@ -231,6 +231,11 @@ func (m *Memory) updateOpen(ctx context.Context, key string, origin Origin, comp
 	if err := m.checkKey(key); err != nil {
 		return Result{}, err
 	}
+	if m.cfg.Writable != nil {
+		if err := m.cfg.Writable(); err != nil {
+			return Result{}, err
+		}
+	}
 	// The owner first: a replayed origin must not read back another
 	// resource's state.
 	if _, err := m.owner(ctx, m.conn, key, origin); err != nil {

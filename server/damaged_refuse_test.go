@@ -1,0 +1,65 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/recall"
+	"github.com/mnemo-go/mnemo/server"
+	"github.com/mnemo-go/mnemo/working"
+)
+
+// TestDamagedRefusesNewData: once a read met the damaged page, every
+// request that would store new data on a sound thread is refused with the
+// lasting 503 database-damaged, nothing stored: a context (its run's memctx
+// record would go into the damaged file, which a restored backup drops)
+// and a working-memory write, as an append is. Before, both answered 200:
+// the context with a record in the damaged file, the state stored there.
+func TestDamagedRefusesNewData(t *testing.T) {
+	dir := damagedDir(t)
+	e, err := engine.Open(context.Background(), engine.Config{Dir: dir, Embedder: recall.HashEmbedder{},
+		WorkingMemory: &working.Config{Template: "# User\n- Name:\n", Scope: working.ScopeThread}})
+	if err != nil {
+		t.Fatalf("open of the damaged directory: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	h := newHarnessFor(t, true, server.Config{}, e)
+
+	// Before the damage is met, bob's context and state are taken.
+	h.ok("POST", "/v1/context", "/v1/context", bobToken, map[string]any{"threadId": "dmg-b", "runId": "run-before"}, 200)
+	if r := h.do("GET", "/v1/threads/dmg-a/messages", aliceToken, nil); r.status != http.StatusServiceUnavailable {
+		t.Fatalf("read of the damaged page: status %d, want 503; body %s", r.status, r.body)
+	}
+
+	refused := func(r response, what string) {
+		t.Helper()
+		if r.status != http.StatusServiceUnavailable {
+			t.Fatalf("%s after the damage: status %d, want 503; body %s", what, r.status, r.body)
+		}
+		if p := r.problem(t); p.Type != server.ProblemTypeBase+"database-damaged" || p.Detail != server.DatabaseDamagedDetail {
+			t.Fatalf("%s after the damage: problem %+v, want database-damaged", what, p)
+		}
+		if ra := r.header.Get("Retry-After"); ra != "" {
+			t.Errorf("%s: Retry-After %q on a damage that does not heal", what, ra)
+		}
+	}
+	refused(h.do("POST", "/v1/context", bobToken, map[string]any{"threadId": "dmg-b", "runId": "run-after"}), "context")
+	refused(h.do("PUT", "/v1/threads/dmg-b/working-memory", bobToken, map[string]any{"content": "# User\n- Name: Bob\n"}), "working-memory write")
+
+	// Nothing of them stored; what was recorded before still reads.
+	if r := h.do("GET", "/v1/runs/run-after/memctx", bobToken, nil); r.status != http.StatusNotFound {
+		t.Errorf("the refused context's record: status %d, want 404; body %s", r.status, r.body)
+	}
+	h.ok("GET", "/v1/runs/{run}/memctx", "/v1/runs/run-before/memctx", bobToken, nil, 200)
+	var wm struct {
+		Content string `json:"content"`
+	}
+	h.ok("GET", "/v1/threads/{thread}/working-memory", "/v1/threads/dmg-b/working-memory", bobToken, nil, 200).decode(t, &wm)
+	if wm.Content != "# User\n- Name:\n" {
+		t.Errorf("working memory after the refused write: %q, want the template", wm.Content)
+	}
+	// Erasure still runs: it removes data.
+	h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/dmg-b", opsToken, nil, 200)
+}
