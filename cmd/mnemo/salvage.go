@@ -99,13 +99,13 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 		fmt.Fprintf(c.Stdout, "  %s\n", f)
 	}
 	tw := tabwriter.NewWriter(c.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "table\tkept\tunreadable rowids\tinvalid\tgarbled\torphans dropped")
+	fmt.Fprintln(tw, "table\tkept\tunreadable rowids\tinvalid\tgarbled\tredigested\torphans dropped")
 	for _, t := range rep.Tables {
 		unread := rowidRanges(t.Unreadable)
 		if t.Missing {
 			unread = "the whole table (not in the damaged schema)"
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\n", t.Name, t.Kept, unread, t.Invalid, t.Garbled, t.Orphans)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%d\t%d\t%d\t%d\n", t.Name, t.Kept, unread, t.Invalid, t.Garbled, t.Redigested, t.Orphans)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
