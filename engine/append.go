@@ -88,8 +88,9 @@ type AppendResult struct {
 // SQLite has reported a damaged page of mnemo.db to any of the engine's
 // reads or writes since Open (Ping's error): the file does not heal, and
 // its remedy, a backup restored, would drop what was appended since, so
-// nothing more is taken until it is restored or salvaged (erasures and
-// expiry still run). On any error nothing of the request is stored.
+// nothing more is taken until the engine is closed (restore or salvage
+// the file, then Open again; erasures and expiry still run). On any
+// error nothing of the request is stored.
 func (e *Engine) Append(ctx context.Context, req AppendRequest) (*AppendResult, error) {
 	return e.appendWith(ctx, req, appendHooks{})
 }

@@ -48,8 +48,9 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 // Ping reports whether the engine is open and its database answers: nil,
 // ErrClosed after Close, ErrDatabaseCorrupt once SQLite has reported a
 // damaged page of mnemo.db to any of the engine's reads or writes since
-// Open (the file stays damaged until it is restored or salvaged, however
-// many reads miss the page), or the database's error. It is cheap enough
+// Open, until Close (the flag is the engine's, not the file's: a file
+// restored or salvaged is read sound by the next Open, however many reads
+// missed the page meanwhile), or the database's error. It is cheap enough
 // for a health check on every probe (one round trip, no scan). A lexical
 // index quarantined and rebuilding is not an error: recall answers
 // meanwhile, and memctx.retrieval says it is degraded. On Postgres it
