@@ -65,10 +65,13 @@ type AppendResult struct {
 	// They are stored, and every context leaves them out. Checked in the
 	// append's transaction, against the thread as the append commits it
 	// (an erasure or expiry committed later does not change it), looking
-	// in the store at most MaxPairLookups times.
+	// in the store at most MaxPairLookups times, each through the
+	// UnpairedWindow messages before the result.
 	Unpaired []UnpairedResult
 	// UnpairedUnchecked counts the request's tool messages not checked
-	// for Unpaired, past MaxPairLookups lookups; 0 when every one was.
+	// for Unpaired: past MaxPairLookups lookups, or whose call is not
+	// among the UnpairedWindow messages before them in a longer thread
+	// (with no earlier result for their id there); 0 when every one was.
 	UnpairedUnchecked int
 }
 

@@ -27,15 +27,20 @@ func BenchmarkAppendToolResult(b *testing.B) {
 			})
 		}
 	}
-	for _, kind := range []string{"plain", "stray"} {
-		b.Run(kind+"/calls-1000", func(b *testing.B) { benchAppendStray(b, kind == "stray", 1000) })
+	for _, calls := range []int{1000, 50000} {
+		for _, kind := range []string{"plain", "stray"} {
+			b.Run(fmt.Sprintf("%s/calls-%d", kind, calls), func(b *testing.B) { benchAppendStray(b, kind == "stray", calls) })
+		}
 	}
 }
 
 // benchAppendStray appends one message at a time to a thread holding
 // calls answered calls: with stray, a tool result whose id no call made,
-// the worst lookup (it reads every tool-calling message of the thread, as
-// no index holds call ids); else a user message.
+// the worst lookup (no index holds call ids: it reads every tool-calling
+// message it covers, the engine.UnpairedWindow messages before the result,
+// the whole thread before that window); else a user message. stray/plain
+// at calls-1000 against calls-50000 says whether the cost grows with the
+// thread.
 func benchAppendStray(b *testing.B, stray bool, calls int) {
 	e := enginetest.MustOpen(b, engine.Config{})
 	b.Cleanup(e.HoldDrain())

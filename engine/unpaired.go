@@ -28,24 +28,39 @@ type UnpairedResult struct {
 // find the calls of its tool messages (AppendResult.Unpaired): a result
 // whose call is earlier in the same request needs none; past the bound,
 // the request's other results are not checked
-// (AppendResult.UnpairedUnchecked). A lookup for a result that answers no
-// call reads the thread's tool-calling messages (no index holds call
-// ids): 1000 such results in one append would read a thread of 10,000
-// calls a thousand times. The lookups run in the append's transaction,
+// (AppendResult.UnpairedUnchecked). Each lookup reads at most the
+// UnpairedWindow messages before its result, in the append's transaction,
 // holding the store's write lock: one for a result whose call is 1 to 40
-// turns back cost ~0.1-0.2x a plain append, one for a result answering no
-// call in a thread of 1,000 calls ~13-16x (BenchmarkAppendToolResult).
+// turns back cost ~0.1-0.2x a plain append (BenchmarkAppendToolResult).
 const MaxPairLookups = 16
+
+// UnpairedWindow is how many of the thread's messages before a tool
+// result an Append reads to find the call it answers (the seqs
+// [seq-UnpairedWindow, seq)). No index holds the ids of calls made, so the
+// lookup reads each tool-calling message of what it covers: over the whole
+// thread, a result answering no call cost ~13-16x a plain append in a
+// thread of 1,000 calls and grew with the thread, under the write lock:
+// ~1 s an append at 50,000 calls (plain 0.45 ms); with the window, 0.6 ms
+// (BenchmarkAppendToolResult, stray/calls-N, one run at load 12-30,
+// 2026-12-07; BENCHMARKS.md). When the
+// call is not in the window, the result is unpaired only if the window
+// reaches the thread's first message or holds an earlier result for its id
+// (a call before that one is answered); otherwise it is not checked
+// (AppendResult.UnpairedUnchecked), never named unpaired on a guess. A
+// result answers a call of the last few turns: an agent's calls are
+// answered within its loop.
+const UnpairedWindow = OpenCallWindow
 
 // unpairedResults returns the tool messages of rows (the request's, stored
 // at seqs of the thread) that answer no call, in request order, each
 // message once (by seq: a message given twice is one), and how many tool
-// messages it did not check (past MaxPairLookups). It runs in the
+// messages it did not check (past MaxPairLookups, or undecided by the
+// window: storedCall). It runs in the
 // append's transaction, once the request is stored, so it answers for the
 // thread as the append commits it: an erasure or expiry that commits
 // later cannot change the answer. The request's own messages are walked
-// first (localCall), then the stored thread is read (msgstore.OpenCall),
-// at most MaxPairLookups times. A lookup's error is returned: the
+// first (localCall), then the stored thread's UnpairedWindow messages
+// before the result are read (storedCall), at most MaxPairLookups times. A lookup's error is returned: the
 // transaction rolls back, as for any of its reads.
 func (e *Engine) unpairedResults(ctx context.Context, tx *store.Tx, thread string, rows []row, seqs []int64) (out []UnpairedResult, unchecked int, err error) {
 	if !hasToolResult(rows) {
@@ -76,8 +91,13 @@ func (e *Engine) unpairedResults(ctx context.Context, tx *store.Tx, thread strin
 				continue
 			}
 			lookups++
-			if _, paired, err = e.ms.OpenCall(ctx, tx, thread, r.ToolCallID, 0, seqs[i]); err != nil {
-				return nil, 0, fmt.Errorf("engine: %w", err)
+			var checked bool
+			if paired, checked, err = e.storedCall(ctx, tx, thread, r.ToolCallID, seqs[i]); err != nil {
+				return nil, 0, err
+			}
+			if !checked {
+				unchecked++
+				continue
 			}
 		}
 		if !paired {
@@ -85,6 +105,28 @@ func (e *Engine) unpairedResults(ctx context.Context, tx *store.Tx, thread strin
 		}
 	}
 	return out, unchecked, nil
+}
+
+// storedCall reports, in tx, whether a call of the thread stored among
+// the UnpairedWindow messages before seq is one the result for callID at
+// seq answers (paired), and whether that answers for the whole thread
+// (checked): it does when the call is found, when the window reaches the
+// thread's first message, or when it holds an earlier result for callID
+// (a call before that result is answered). At most two reads: OpenCall
+// over the window, and LastResult through the index of results.
+func (e *Engine) storedCall(ctx context.Context, tx *store.Tx, thread, callID string, seq int64) (paired, checked bool, err error) {
+	since := seq - UnpairedWindow
+	if _, paired, err = e.ms.OpenCall(ctx, tx, thread, callID, since, seq); err != nil {
+		return false, false, fmt.Errorf("engine: %w", err)
+	}
+	if paired || since <= 1 {
+		return paired, true, nil
+	}
+	last, ok, err := e.ms.LastResult(ctx, tx, thread, callID, seq)
+	if err != nil {
+		return false, false, fmt.Errorf("engine: %w", err)
+	}
+	return false, ok && last >= since, nil
 }
 
 // hasToolResult reports whether one of rows is a tool message.

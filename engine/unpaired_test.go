@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -102,6 +103,81 @@ func TestAppendUnpaired(t *testing.T) {
 				t.Fatalf("%d unpaired, %d unchecked; want %d and 4", len(res.Unpaired), res.UnpairedUnchecked, engine.MaxPairLookups)
 			}
 		})
+	})
+}
+
+// TestAppendUnpairedWindow: in a thread longer than engine.UnpairedWindow,
+// Append looks for a result's call among the window's messages before it
+// only, on both backends: a result whose call is not there is counted in
+// UnpairedUnchecked, not named (its call may be older), unless the window
+// holds an earlier result for its id (then it answers no call: the context
+// drops it too). Before (pair60), each lookup read every tool-calling
+// message of the thread under the write lock, and a stray was named.
+func TestAppendUnpairedWindow(t *testing.T) {
+	call := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{{ID: "c1", Name: "lookup", Arguments: []byte(`{}`)}}}
+	result := engine.Message{Role: engine.RoleTool, ToolCallID: "c1", Name: "lookup", Content: "found"}
+	stray := engine.Message{Role: engine.RoleTool, ToolCallID: "c9", Name: "lookup", Content: "stray"}
+	user := func(n int) []engine.Message {
+		out := make([]engine.Message, n)
+		for i := range out {
+			out[i] = engine.Message{Role: engine.RoleUser, Content: fmt.Sprintf("turn %d", i)}
+		}
+		return out
+	}
+	long := engine.UnpairedWindow + 8
+	cat := func(parts ...[]engine.Message) []engine.Message { return slices.Concat(parts...) }
+	one := func(m engine.Message) []engine.Message { return []engine.Message{m} }
+	cases := []struct {
+		name      string
+		stored    []engine.Message // appended first
+		last      engine.Message   // appended then, alone
+		want      string           // its Unpaired, as index:seq:id
+		unchecked int
+	}{
+		{"StrayPastWindow", user(long), stray, "", 1},
+		{"CallPastWindow", cat(one(call), user(long)), result, "", 1},
+		{"CallInWindow", cat(user(long), one(call), user(1)), result, "", 0},
+		{"AnsweredInWindow", cat(user(long), one(call), one(result), user(1)), result, fmt.Sprintf("0:%d:c1 ", long+4), 0},
+		{"StrayWindowReachesFirst", user(engine.UnpairedWindow - 2), stray, fmt.Sprintf("0:%d:c9 ", engine.UnpairedWindow-1), 0},
+	}
+	enginetest.ForEachBackend(t, func(t *testing.T, b enginetest.Backend) {
+		ctx := context.Background()
+		e := b.MustOpen(t, engine.Config{Embedder: recall.HashEmbedder{}})
+		for _, c := range cases {
+			t.Run(c.name, func(t *testing.T) {
+				thread := "t-" + strings.ToLower(c.name)
+				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r1", Messages: c.stored}); err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, Messages: one(c.last)})
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := ""
+				for _, u := range res.Unpaired {
+					got += fmt.Sprintf("%d:%d:%s ", u.Index, u.Seq, u.ToolCallID)
+				}
+				if got != c.want || res.UnpairedUnchecked != c.unchecked {
+					t.Fatalf("Unpaired %q, %d unchecked; want %q, %d", got, res.UnpairedUnchecked, c.want, c.unchecked)
+				}
+				if c.unchecked > 0 {
+					return // the context decides; the append said it did not
+				}
+				lc, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: thread, RecentN: 8})
+				if err != nil {
+					t.Fatal(err)
+				}
+				orphans := 0
+				for _, d := range lc.MemCtx.Dropped {
+					if d.Reason == journal.ReasonOrphanToolResult {
+						orphans++
+					}
+				}
+				if orphans != len(res.Unpaired) {
+					t.Fatalf("the context dropped %d orphan results, the append named %d", orphans, len(res.Unpaired))
+				}
+			})
+		}
 	})
 }
 

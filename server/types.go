@@ -508,10 +508,11 @@ type AppendResult struct {
 	// UnpairedUnchecked (unpairedUnchecked) counts the request's tool
 	// messages not checked for Unpaired (engine.AppendResult's
 	// UnpairedUnchecked): past engine.MaxPairLookups (16) lookups in the
-	// stored thread. Such a message may answer
+	// stored thread, or whose call is not among the
+	// engine.UnpairedWindow (64) messages before it. Such a message may answer
 	// no call although Unpaired does not name it. Absent (0) when every
 	// one was checked.
-	UnpairedUnchecked int `json:"unpairedUnchecked,omitempty" jsonschema:"description=how many of the request's tool messages were not checked for unpaired (past 16 lookups in the stored thread): unpaired may leave out some that answer no call; absent when every one was checked"`
+	UnpairedUnchecked int `json:"unpairedUnchecked,omitempty" jsonschema:"description=how many of the request's tool messages were not checked for unpaired (past 16 lookups in the stored thread; or whose call is not among the 64 messages before them): unpaired may leave out some that answer no call; absent when every one was checked"`
 }
 
 // UnpairedResult is a tool message of an append whose toolCallId answers

@@ -723,6 +723,6 @@ func (c *IngestCommand) printUnpaired(label string, rep *importer.Report) {
 		fmt.Fprintf(c.Stderr, "unpaired: %s: %d more tool results answer no call\n", label, more)
 	}
 	if rep.UnpairedUnchecked > 0 {
-		fmt.Fprintf(c.Stderr, "unpaired: %s: %s not checked (more than %d lookups of a thread's calls in one batch)\n", label, count(rep.UnpairedUnchecked, "tool result"), engine.MaxPairLookups)
+		fmt.Fprintf(c.Stderr, "unpaired: %s: %s not checked (more than %d lookups of a thread's calls in one batch, or a call not among the %d messages before its result)\n", label, count(rep.UnpairedUnchecked, "tool result"), engine.MaxPairLookups, engine.UnpairedWindow)
 	}
 }

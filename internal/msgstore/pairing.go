@@ -90,6 +90,22 @@ func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID strin
 	return seq, true, nil
 }
 
+// LastResult reads, in tx, the seq of the thread's last tool message
+// answering callID before seq beforeSeq; ok is false when there is none.
+// It reads the index of results by call id (byCallSQLite), not the
+// thread: a call before that seq is answered, by the pairing rule, so
+// OpenCall need look no further back.
+func (s *Store) LastResult(ctx context.Context, tx *store.Tx, thread, callID string, beforeSeq int64) (seq int64, ok bool, err error) {
+	var last sql.NullInt64
+	if err := s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT MAX(seq) FROM messages `+byCallSQLite+`
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`,
+		`SELECT MAX(seq) FROM messages
+		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq < ?`), thread, callID, beforeSeq).Scan(&last); err != nil {
+		return 0, false, fmt.Errorf("find last result of tool call %s: %w", callID, err)
+	}
+	return last.Int64, last.Valid, nil
+}
+
 // answeredSQL selects columns of the assistant message whose call $2 a
 // result for $2 at seq $3 of thread $1 answers: the latest one before $3
 // making the call with no result for it in between; since adds the bound
