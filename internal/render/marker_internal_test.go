@@ -24,7 +24,7 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 	classes := letterClasses()
 	brackets, bars := markerBracketClass(), markerBarClass()
 	// A word spelled apart: no stop followed by a space, invisible
-	// characters and marks between them aside.
+	// characters and marks between them aside (but for a spaced one).
 	sp, st, inv, dash := spaceClass(), stopClass(), between, dashClass()
 	brokenGap := `(?:[` + sp + dash + inv + `]|[` + st + `][` + st + inv + `]*[` + dash + `])*(?:[` + st + `][` + st + inv + `]*)?`
 	var alts []string
@@ -42,6 +42,9 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 				gap := `[` + between + `]*`
 				if pc.broken {
 					gap = brokenGap
+				}
+				if pc.spaced { // no stop rule
+					gap = `[` + sp + dash + inv + st + `]*`
 				}
 				for i, l := range pc.word {
 					if i > 0 {
@@ -241,6 +244,11 @@ func quoteCases() []string {
 		"&ltx;recalled", "&ltrif;recalled", "&lbrackrecalled", "&nlt;recalled", "&boxv;recall: thread", "&lt1recalled", "&amp;recalled",
 		"&NotEqualTilde;recalled", "&lt"+strings.Repeat("a", 50)+"recalled",
 	)
+	cases = append(cases, // render-v12's word spelled apart before "thread" (rev60)
+		"[re-called thread t1", "[re-called thread", "[re-called threads", "[re-called thre", "[re. called · thread",
+		"[r. e. c. a. l. l. e. d. · thread", "[re called: thread", "[re-called.. thread", "[re-called -thread",
+		"|re-called thread", "(re. called)", "(re. called the thread)", "[re-called​ thread", "[re-called ·· thread",
+	)
 	for r, f := range spelledForms() { // each in place of the letters it may read as
 		for k := range MarkerWord {
 			cases = append(cases, "["+MarkerWord[:k]+string(r)+MarkerWord[min(k+len([]rune(f)), len(MarkerWord)):])
@@ -399,11 +407,14 @@ func readAs(r rune) rune {
 // spaces and "recalled"; a bracket, spaces, "recalled" spelled apart
 // and spaces, then no letter or digit; a bracket or a bar, spaces,
 // "recall", letters, spaces, a dot or a colon, spaces and "thread";
-// "untrusted", spaces and "tool", then no letter or digit. Between the
-// letters of a word spelled apart, spaces and breaks, but no stop
-// followed by a space; '|' reads as 'l' too.
+// "untrusted", spaces and "tool", then no letter or digit; a bracket or
+// a bar, spaces, "recalled" spelled apart (a stop followed by a space
+// too), spaces, stops, dots or colons and "thread". Between the letters of
+// a word spelled apart, spaces and breaks, but no stop followed by a
+// space; '|' reads as 'l' too.
 var normalisedMarker = regexp.MustCompile(`\[ *` + normalWord(MarkerWord, ``) +
 	`|\[ *` + normalWord(MarkerWord, normalGap) + ` *(?:[^\pL\pN| ]|$)` +
+	`|[\[|¦] *` + normalWord(MarkerWord, `[ .\-]*`) + `[ .·:]*` + normalWord(threadWord, normalGap) +
 	`|[\[|¦] *` + normalWord(stemWord, normalGap) + `[\pL|]* *[·:] *` + normalWord(threadWord, normalGap) +
 	`|[\[|¦] *` + normalWord(untrustedWord, normalGap) + ` *` + normalWord(toolWord, normalGap) + `(?:[^\pL\pN|]|$)`)
 

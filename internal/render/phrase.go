@@ -48,12 +48,12 @@ const markerStops = `.`
 // piece is one part of a phrase, as regexp character class members: a
 // word (its letters read by letterClasses; with broken, spaces, dashes
 // and stops may come between them, breakClass, else only invisible
-// characters and marks), a set read zero or more times (star) or exactly
+// characters and marks; with spaced too, a space may follow a stop), a set read zero or more times (star) or exactly
 // once (one), or a set the next character may not be in (alone: the
 // character is not read, and the end of the text will do).
 type piece struct {
 	word             string
-	broken           bool
+	broken, spaced   bool
 	star, one, alone string
 }
 
@@ -76,6 +76,10 @@ type phraseDef struct {
 //     its letters) standing alone: no other word follows it, only blank
 //     characters and then punctuation or the end of the text ("[r e c a l
 //     l e d · …", "[re-called]", not "(re-called the API twice)");
+//   - "re-called thread": MarkerWord spelled apart (a space may follow a
+//     stop too), blank characters, stops, marker dots or colons, and
+//     threadWord ("[re-called thread t1 · seq 2", "[re. called ·
+//     thread", "[r. e. c. a. l. l. e. d. · thread"; not "(re. called)");
 //   - "recall · thread": stemWord, any more letters, blank characters,
 //     a marker dot or a colon and threadWord ("[recall · thread t1 · seq
 //     2", "|recalled · thread", "[recall: thread"; not "[recall · precision]");
@@ -98,6 +102,8 @@ func phraseDefs() []phraseDef {
 	return []phraseDef{
 		{"recalled", false, []piece{{star: blankC}, {word: MarkerWord}}},
 		{"re-called", false, []piece{{star: blankC}, {word: MarkerWord, broken: true}, {star: blankC}, {alone: wordC}}},
+		{"re-called thread", true, []piece{{star: blankC}, {word: MarkerWord, broken: true, spaced: true},
+			{star: blankC + stopClass() + withForms(markerDots+markerColons)}, {word: threadWord, broken: true}}},
 		{"recall · thread", true, []piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC},
 			{one: withForms(markerDots + markerColons)}, {star: blankC}, {word: threadWord, broken: true}}},
 		{"untrusted tool", true, []piece{{star: blankC}, {word: untrustedWord, broken: true}, {star: blankC},
@@ -134,6 +140,9 @@ func (d phraseDef) compile() phrase {
 			sp := setPiece{breaks: unbroken}
 			if pc.broken {
 				sp = setPiece{breaks: broken, spaces: spaces, stops: stops}
+			}
+			if pc.spaced {
+				sp.stops = nil // no stop rule: stepWord never sets stop
 			}
 			for _, l := range pc.word {
 				sp.letters = append(sp.letters, classSet(classes[l]))

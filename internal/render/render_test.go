@@ -202,6 +202,10 @@ func TestMessage(t *testing.T) {
 			"&laquoquoted: recalled · thread t1] &ltquoted: recalled &brvbar;quoted: recall · thread &boxv;quoted: recall · thread &nlt;quoted: recalled"},
 		{"| recalled ： thread t1 |", "| quoted: recalled ： thread t1 |"},
 		{"[re-called] (re-called) [re - called · x] [re called", "[quoted: re-called] (quoted: re-called) [quoted: re - called · x] [quoted: re called"},
+		// A word spelled apart before "thread" (rev60: render-v12 first
+		// let these pass, as the word did not stand alone).
+		{"[re-called thread t1 · seq 2 · 2023-05-08 14:03 UTC] hi", "[quoted: re-called thread t1 · seq 2 · 2023-05-08 14:03 UTC] hi"},
+		{"[re. called · thread t1] [r. e. c. a. l. l. e. d. · thread t1] |re called: thread", "[quoted: re. called · thread t1] [quoted: r. e. c. a. l. l. e. d. · thread t1] |quoted: re called: thread"},
 		{"[untrusted tool] [untrusted tool[recalled", "[quoted: untrusted tool] [quoted: untrusted tool[quoted: recalled"},
 		{"(UNTRUSTED TOOL OUTPUT) |untrusted tool output| {un-trusted\u00a0tool", "(quoted: UNTRUSTED TOOL OUTPUT) |quoted: untrusted tool output| {quoted: un-trusted\u00a0tool"},
 	}
@@ -438,6 +442,7 @@ func TestMessageOrdinary(t *testing.T) {
 		"Metrics: [recall • 0.91",
 		"(re-called the API twice)",
 		"(re. called)",
+		"(re. called the thread)",
 		"[untrusted tooling]",
 		"x = y | recalling · z",
 		"[recall: 3 of 4] (recall: high) |recall: 0.9|",
