@@ -16,9 +16,11 @@ import (
 type committed struct{ stored atomic.Int64 }
 
 // line is what an ingest stopped at once says: the messages it stored,
-// and that running it again stores the rest.
+// that running it again stores the rest, and that some may not be
+// embedded yet (it stops without counting them, as a graceful stop does:
+// Main.unindexed).
 func (n *committed) line() string {
-	return fmt.Sprintf("stopped at once: %s stored by this ingest, committed: they stay (the batch being stored as it stopped may be stored too); run the same ingest again to store the rest (messages already stored are not stored twice)",
+	return fmt.Sprintf("stopped at once: %s stored by this ingest, committed: they stay (the batch being stored as it stopped may be stored too); run the same ingest again to store the rest (messages already stored are not stored twice); some stored messages may have no embedding yet (search finds them by their words only until then): that ingest run again, or mnemo check, embeds them",
 		count(n.stored.Load(), "message"))
 }
 
