@@ -11,9 +11,12 @@ import (
 	"testing"
 	"time"
 
+	openai "github.com/sashabaranov/go-openai"
+
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
+	"github.com/mnemo-go/mnemo/openaitest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/working"
 )
@@ -24,8 +27,14 @@ import (
 // page holding marker: every read that reaches it is SQLITE_CORRUPT.
 func garbledPageDir(t *testing.T, marker string) string {
 	t.Helper()
+	return garbleInto(t, t.TempDir(), marker)
+}
+
+// garbleInto stores garbledPageDir's threads "t" and "u" in dir (beside
+// what it holds) and garbles the page holding marker; it returns dir.
+func garbleInto(t *testing.T, dir, marker string) string {
+	t.Helper()
 	ctx := context.Background()
-	dir := t.TempDir()
 	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
 	if err != nil {
 		t.Fatal(err)
@@ -42,6 +51,9 @@ func garbledPageDir(t *testing.T, marker string) string {
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: th, ResourceID: "r-" + th, Messages: msgs}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := e.SyncIndexes(ctx); err != nil { // no index drain reads the damaged page at the next Open
+		t.Fatal(err)
 	}
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
@@ -114,5 +126,59 @@ func TestDamagedRefusesNewData(t *testing.T) {
 	}
 	if _, err := e.DeleteThread(ctx, "u"); err != nil {
 		t.Errorf("erasure after the damage: %v", err)
+	}
+}
+
+// TestDamagedStopsBackgroundObserver: the background observer stops once
+// a read met a damaged page: 101 sound threads of resource r-a are due
+// (the backlog's first page holds 100), then thread t of r-z holds the
+// damaged page. While the first thread's model call waits, a read of t
+// meets the damage; the observer then observes no other thread and logs
+// that it stopped. Before, Observe refused
+// but the background observer went on, calling the model and storing its
+// observations into the damaged file.
+func TestDamagedStopsBackgroundObserver(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 101 {
+		var msgs []engine.Message
+		for j := range 4 {
+			msgs = append(msgs, user("", fmt.Sprintf("turn %d of a sound thread about the garden, the roses and the weather by the sea", j)))
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: fmt.Sprintf("a%03d", i), ResourceID: "r-a", Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	dir = garbleInto(t, dir, "zanzibar-lighthouse-keeper")
+	release := make(chan struct{})
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		<-release
+		return observerModel(req)
+	}))
+	logs := &logCount{}
+	e, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, RecentN: 2, Logger: logs.logger(),
+		Observe: &engine.ObserveConfig{Model: newObserverModel(t, srv), Threshold: 20, Background: true}})
+	if err != nil {
+		t.Fatalf("open of the damaged directory: %v", err)
+	}
+	defer e.Close()
+	waitFor(t, "the first thread's model call", func() bool { return srv.Count("/v1/chat/completions") > 0 })
+	if _, err := e.Messages(ctx, "t", 0, 0); !errors.Is(err, engine.ErrDatabaseCorrupt) {
+		t.Fatalf("read of the damaged page: %v, want ErrDatabaseCorrupt", err)
+	}
+	close(release) // the first thread's observation, begun before the damage was found, ends
+	waitFor(t, "the background observer to stop", func() bool { return logs.count("background observer stopped") > 0 })
+	for i := 1; i < 101; i++ {
+		id := fmt.Sprintf("a%03d", i)
+		if obs, err := e.Observations(ctx, observe.Filter{ThreadID: id}); err != nil || len(obs) > 0 {
+			t.Errorf("observations of thread %s after the damage: %d, %v; want none", id, len(obs), err)
+		}
 	}
 }

@@ -442,12 +442,19 @@ func (s *observeState) fromOverflow() (id string, ok bool) {
 // observeLoop observes queued threads one at a time until Close. Between
 // them it walks the threads an earlier process left unobserved (backlog):
 // a queued thread goes first, so the walk never delays an append's
-// observation by more than one thread's.
+// observation by more than one thread's. Once mnemo.db is found damaged
+// (damagedFile) it stops, saying so once: Observe refuses then too, and
+// an observation stored into the damaged file is lost when a backup is
+// restored.
 func (e *Engine) observeLoop(queue chan string) {
 	left := &backlog{e: e}
 	for {
 		id, ok := e.nextToObserve(queue, left)
 		if !ok {
+			return
+		}
+		if err := e.damagedFile(); err != nil {
+			e.log.Warn("background observer stopped: no observation is stored into a damaged database; the threads left are observed by the next process", "err", err)
 			return
 		}
 		if id != "" {
