@@ -4,15 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
 
@@ -127,5 +131,38 @@ func TestMCPLogsEviction(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("mnemo mcp did not exit when its input closed")
+	}
+}
+
+// countAtLog is a slog handler that notes, as each record is written,
+// how many events fn had counted by then.
+type countAtLog struct {
+	counted *atomic.Int64
+	seen    *[]int64
+}
+
+func (h countAtLog) Enabled(context.Context, slog.Level) bool { return true }
+func (h countAtLog) Handle(context.Context, slog.Record) error {
+	*h.seen = append(*h.seen, h.counted.Load())
+	return nil
+}
+func (h countAtLog) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h countAtLog) WithGroup(string) slog.Handler      { return h }
+
+// TestEventCountedBeforeLogged: an engine event is counted (mnemo serve's
+// /metrics) before its log line is written, so a client that saw the line
+// finds the count. It was counted after: TestServeLogsEviction read
+// /metrics right after the line and found no count (CI, 2026-12-07).
+func TestEventCountedBeforeLogged(t *testing.T) {
+	var counted atomic.Int64
+	var seen []int64
+	l := startEventLog(slog.New(countAtLog{&counted, &seen}))
+	l.alsoTo(func(engine.Event) { counted.Add(1) })
+	for i := 0; i < 3; i++ {
+		l.ch <- engine.Event{Reason: engine.EventEvictedStoreQuota, ThreadID: "t", Count: 1}
+	}
+	l.Stop()
+	if want := []int64{1, 2, 3}; !slices.Equal(seen, want) {
+		t.Fatalf("events counted as each line was logged: %v, want %v", seen, want)
 	}
 }
