@@ -1,12 +1,9 @@
 package engine_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -14,6 +11,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/openaitest"
@@ -59,19 +57,7 @@ func garbleInto(t *testing.T, dir, marker string) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, engine.DatabaseFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	at := bytes.Index(b, []byte(marker))
-	if at < 0 {
-		t.Fatalf("marker not in %s (WAL not checkpointed?)", path)
-	}
-	ps := int(binary.BigEndian.Uint16(b[16:18]))
-	copy(b[at/ps*ps:], bytes.Repeat([]byte{0xff}, 12)) // no b-tree page type, garbled cell count
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	enginetest.GarblePage(t, path, enginetest.PageHolding(t, path, marker))
 	return dir
 }
 

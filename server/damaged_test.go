@@ -1,13 +1,10 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
-	"encoding/binary"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
 )
@@ -55,23 +53,11 @@ func damagedDir(t *testing.T) string {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, engine.DatabaseFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
+	page := enginetest.PageHolding(t, path, damagedMarker)
+	if name := pageOwner(t, path, page); name != "messages" {
+		t.Fatalf("the marker's page %d belongs to %q, want messages", page, name)
 	}
-	at := bytes.Index(b, []byte(damagedMarker))
-	if at < 0 {
-		t.Fatalf("marker not in %s (WAL not checkpointed?)", path)
-	}
-	ps := int(binary.BigEndian.Uint16(b[16:18]))
-	page := at / ps
-	if name := pageOwner(t, path, page+1); name != "messages" {
-		t.Fatalf("the marker's page %d belongs to %q, want messages", page+1, name)
-	}
-	copy(b[page*ps:], bytes.Repeat([]byte{0xff}, 12)) // no b-tree page type, garbled cell count
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	enginetest.GarblePage(t, path, page)
 	return dir
 }
 
