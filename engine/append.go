@@ -113,10 +113,7 @@ type appendHooks struct {
 
 // appendWith is Append with hooks in its transaction.
 func (e *Engine) appendWith(ctx context.Context, req AppendRequest, hooks appendHooks) (*AppendResult, error) {
-	if err := e.checkOpen(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.damagedFile(); err != nil {
+	if err := e.checkWritable(ctx); err != nil {
 		return nil, err
 	}
 	req.Messages = append([]Message(nil), req.Messages...) // never alias the caller's slice

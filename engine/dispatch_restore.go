@@ -109,10 +109,7 @@ func dispatchOf(r journal.Dispatch) Dispatch {
 // ErrDispatchErased when this store erased the dispatch. Nothing is stored
 // when it fails.
 func (e *Engine) RestoreDispatch(ctx context.Context, d Dispatch) (restored bool, err error) {
-	if err := e.checkOpen(ctx); err != nil {
-		return false, err
-	}
-	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+	if err := e.checkWritable(ctx); err != nil {
 		return false, err
 	}
 	if err := checkRestored(d); err != nil {

@@ -456,6 +456,17 @@ func (e *Engine) checkOpen(ctx context.Context) error {
 	return e.checkClosed()
 }
 
+// checkWritable is checkOpen for a call that stores new data: it also
+// refuses one once mnemo.db is found damaged (damagedFile:
+// ErrDatabaseCorrupt), as Append, LoadContext, Observe, SetIdleTTL and
+// RestoreDispatch do.
+func (e *Engine) checkWritable(ctx context.Context) error {
+	if err := e.checkOpen(ctx); err != nil {
+		return err
+	}
+	return e.damagedFile()
+}
+
 // checkClosed refuses a call on a closed engine (ErrClosed).
 func (e *Engine) checkClosed() error {
 	select {

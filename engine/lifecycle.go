@@ -116,10 +116,7 @@ const MaxIdleTTL = 876000 * time.Hour
 // ErrResourceMismatch when resourceID is given and the thread is another
 // resource's (the error names neither the owner nor the thread's content).
 func (e *Engine) SetIdleTTL(ctx context.Context, threadID, resourceID string, ttl time.Duration) error {
-	if err := e.checkOpen(ctx); err != nil {
-		return err
-	}
-	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+	if err := e.checkWritable(ctx); err != nil {
 		return err
 	}
 	if !ValidID(threadID) {

@@ -198,10 +198,7 @@ type load struct {
 // thread (an expired one is erased first) and its resource, and whether the
 // run id may be used.
 func (e *Engine) startLoad(ctx context.Context, req LoadRequest) (*load, error) {
-	if err := e.checkOpen(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+	if err := e.checkWritable(ctx); err != nil {
 		return nil, err
 	}
 	if !ValidID(req.ThreadID) {

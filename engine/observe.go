@@ -198,10 +198,7 @@ func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
 // with empty Content marks a range the observer found nothing worth
 // keeping in.
 func (e *Engine) Observe(ctx context.Context, threadID string, opt observe.Options) (*observe.Result, error) {
-	if err := e.checkOpen(ctx); err != nil {
-		return nil, err
-	}
-	if err := e.damagedFile(); err != nil { // no new data into a file found damaged
+	if err := e.checkWritable(ctx); err != nil {
 		return nil, err
 	}
 	if !ValidID(threadID) {
