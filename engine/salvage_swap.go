@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-
-	"github.com/mnemo-go/mnemo/internal/shellword"
 )
 
 // The swap of a salvaged database cannot be one atomic step: mnemo.db and
@@ -192,7 +190,7 @@ func checkSwap(dir string) error {
 	if err != nil || kept == "" {
 		return err
 	}
-	return fmt.Errorf("%w (the damaged original is kept whole as %s); to finish it, run: mnemo --dir %s salvage", ErrSalvageInterrupted, kept, shellword.Quote(dir))
+	return fmt.Errorf("%w (the damaged original is kept whole as %s); a salvage of %s finishes it (Salvage; mnemo salvage)", ErrSalvageInterrupted, kept, dir)
 }
 
 // resumeSwap finishes a swap that was interrupted (swapMarker present).

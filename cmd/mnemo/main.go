@@ -396,6 +396,11 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: %s\n",
 			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, m.target().mnemo("reindex"))
 		return 1
+	case errors.Is(err, engine.ErrSalvageInterrupted):
+		// The engine's error names the directory but no command: the
+		// command names the memory as the user's own did (target.mnemo).
+		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: to finish the salvage, run: %s\n", name, err, m.target().mnemo("salvage"))
+		return 1
 	case errors.Is(err, engine.ErrDatabaseEmpty):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		printEmptyAdvice(m.Stderr, m.target())

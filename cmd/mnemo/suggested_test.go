@@ -158,6 +158,17 @@ func TestSuggestedCommandsAsGiven(t *testing.T) {
 			t.Errorf("%s: mnemo %q suggests %q, want %q\n%s%s", c.name, c.args, got, c.want, stdout, stderr)
 		}
 	}
+	// A salvage interrupted in its swap, in the default ./mnemo-data: the
+	// engine's advice said "mnemo --dir ./mnemo-data salvage" (dmgm62).
+	path := filepath.Join(engine.DefaultDir, engine.DatabaseFile)
+	kept := engine.DatabaseFile + ".damaged-20261202T220000Z"
+	if b, err := os.ReadFile(path); err != nil || os.WriteFile(filepath.Join(engine.DefaultDir, kept), b, 0o600) != nil || os.WriteFile(path+".salvage-swap", []byte(kept+"\n"), 0o600) != nil {
+		t.Fatal("write the swap's record", err)
+	}
+	_, stdout, stderr := run(t, nil, "check")
+	if got, want := suggestedWords(t, stdout+stderr), []string{"mnemo", "salvage"}; !slices.Equal(got, want) {
+		t.Errorf("check of a half-swapped default directory suggests %q, want %q\n%s%s", got, want, stdout, stderr)
+	}
 	// Postgres, chosen by --db or $MNEMO_DB (no database is opened).
 	const dsn = "postgres://ann:s3cret@db.example:5432/mem"
 	for _, c := range []struct {
