@@ -24,9 +24,9 @@ const backlogPage = 100
 // RecentN of its messages follow its observed watermark and those hold at
 // least the observer's Threshold in estimated tokens (summed in SQL): a
 // necessary condition of observe.Plan's Due, which the observation itself
-// decides; or when its live observations hold at least the
-// ReflectThreshold (observe.Observer.ReflectDue, summed in SQL too): the
-// reflector is then due. Open reads nothing for it.
+// decides; or when the reflector is due (observe.Observer.ReflectDue,
+// summed in SQL too: its live observations hold at least the
+// ReflectThreshold, a quarter of it in observations not yet reflected). Open reads nothing for it.
 type backlog struct {
 	e     *Engine
 	after *msgstore.ThreadKey // the last thread read; nil before the first page

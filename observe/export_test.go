@@ -19,3 +19,8 @@ func SetPageTurns(n int) (restore func()) {
 func LockThread(ctx context.Context, tx store.Conn, threadID string) error {
 	return lockThread(ctx, tx, threadID)
 }
+
+// ReflectGrowth is reflectGrowth (reflect_due.go): the tokens of new
+// observations that make a reflection due again after one that did not
+// condense.
+func ReflectGrowth(threshold int) int { return reflectGrowth(threshold) }

@@ -49,7 +49,11 @@ type Config struct {
 	// Threshold. A single tool-call group larger than it is sent whole.
 	ChunkTokens int
 	// ReflectThreshold is how many tokens of live observations of a thread
-	// trigger the reflector; 0 means DefaultReflectThreshold.
+	// trigger the reflector; 0 means DefaultReflectThreshold. The
+	// observations that are not reflections must also hold a quarter of
+	// it: after a reflection that did not condense well below it, the
+	// reflector waits for that many tokens of new observations instead of
+	// running at every one (logged at WARN once per such reflection).
 	ReflectThreshold int
 	// RecentN is the recent window: the newest RecentN turns are never
 	// observed. 0 means DefaultRecentN; a negative value means none.

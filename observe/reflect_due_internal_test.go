@@ -34,3 +34,27 @@ func TestReflectDueSeeksThread(t *testing.T) {
 		}
 	})
 }
+
+// TestReflectDueRule: reflectDue's table (ReflectThreshold 100, so
+// reflectGrowth 25). A reflection holding about the threshold makes the
+// reflector due again only once 25 tokens of observations are fresh.
+func TestReflectDueRule(t *testing.T) {
+	o := &Observer{cfg: Config{ReflectThreshold: 100}}
+	for _, c := range []struct {
+		name            string
+		n, total, fresh int64
+		want            bool
+	}{
+		{"no reflection, below the threshold", 5, 99, 99, false},
+		{"no reflection, at the threshold", 5, 100, 100, true},
+		{"one observation", 1, 500, 500, false},
+		{"a small reflection: the threshold decides", 3, 100, 76, true},
+		{"an uncondensed reflection and one new observation", 2, 130, 10, false},
+		{"an uncondensed reflection and growth less one", 4, 130, 24, false},
+		{"an uncondensed reflection and the growth", 4, 130, 25, true},
+	} {
+		if got := o.reflectDue(c.n, c.total, c.fresh); got != c.want {
+			t.Errorf("%s: reflectDue(%d, %d, %d) = %v, want %v", c.name, c.n, c.total, c.fresh, got, c.want)
+		}
+	}
+}

@@ -46,11 +46,15 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	if err != nil {
 		return nil, err
 	}
-	total := 0
+	total, fresh := 0, 0
 	for _, l := range live {
-		total += tokens.Text(l.Content)
+		n := tokens.Text(l.Content)
+		total += n
+		if l.Level != LevelReflection {
+			fresh += n
+		}
 	}
-	if len(live) < minReflected || (!force && !o.reflectDue(int64(len(live)), int64(total))) {
+	if len(live) < minReflected || (!force && !o.reflectDue(int64(len(live)), int64(total), int64(fresh))) {
 		return nil, nil
 	}
 	slices.SortFunc(live, func(a, b Observation) int {
@@ -97,7 +101,23 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	if err := o.storeReflection(ctx, r); err != nil {
 		return nil, err
 	}
+	o.warnUncondensed(ctx, r, total)
 	return r, nil
+}
+
+// warnUncondensed logs, once per reflection stored, a reflection r of
+// observations holding in tokens that leaves too little room below
+// ReflectThreshold for reflectDue's threshold alone to decide: the
+// reflector did not condense, and runs again only after reflectGrowth
+// tokens of new observations.
+func (o *Observer) warnUncondensed(ctx context.Context, r *Observation, in int) {
+	out, growth := tokens.Text(r.Content), reflectGrowth(o.cfg.ReflectThreshold)
+	if out+growth <= o.cfg.ReflectThreshold {
+		return
+	}
+	o.cfg.Logger.WarnContext(ctx, "reflector did not condense the observations well below reflectThreshold; it runs again only once new observations hold growthTokens, not at every observation (a model that condenses, or a higher observe.reflectThreshold, avoids this)",
+		"thread", r.ThreadID, "fromSeq", r.FromSeq, "toSeq", r.ToSeq, "tokensIn", in, "tokensOut", out,
+		"reflectThreshold", o.cfg.ReflectThreshold, "growthTokens", growth)
 }
 
 // reflectAnswer calls the reflector on live (byID: the same by id), the
