@@ -63,6 +63,66 @@ type Dispatch struct {
 	Failed    bool
 	BegunAt   time.Time // UTC
 	SettledAt time.Time // UTC; zero until settled
+	// Answered reports, for an unsettled dispatch RunDispatches lists, a
+	// tool message after the call answering its call id (appended without
+	// SettleDispatch): its outcome is known. Other reads leave it false.
+	Answered bool
+}
+
+// State says the dispatch's state for a message: "pending (its outcome
+// is unknown; begun 2026-12-07 02:40:00 UTC)", "answered by a tool
+// message appended without SettleDispatch", "settled 2026-12-07 02:41:00
+// UTC" or "settled as failed 2026-12-07 02:41:00 UTC".
+func (d Dispatch) State() string {
+	const at = "2006-01-02 15:04:05 UTC"
+	switch {
+	case d.ResultID != "" && d.Failed:
+		return "settled as failed " + d.SettledAt.UTC().Format(at)
+	case d.ResultID != "":
+		return "settled " + d.SettledAt.UTC().Format(at)
+	case d.Answered:
+		return "answered by a tool message appended without SettleDispatch"
+	}
+	return "pending (its outcome is unknown; begun " + d.BegunAt.UTC().Format(at) + ")"
+}
+
+// RunDispatches returns the first limit dispatches of runID, in byte
+// order of call id, as ReadDispatch gives them, an unsettled one with
+// Answered set when a tool message answers it; nil when it has none.
+// Errors: the database's (ctx's when cancelled).
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
+func RunDispatches(ctx context.Context, q Querier, runID string, limit int) ([]Dispatch, error) {
+	q = store.Bound(q)
+	rows, err := q.QueryContext(ctx, dispatchSelect+` WHERE d.run_id = ?`+byRun(q, ` ORDER BY d.call_id`)+` LIMIT ?`, runID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("journal: list dispatches of run %s: %w", runID, err)
+	}
+	var out []Dispatch
+	for rows.Next() {
+		d, err := scanDispatch(rows)
+		if err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("journal: list dispatches of run %s: %w", runID, err)
+		}
+		out = append(out, d)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal: list dispatches of run %s: %w", runID, err)
+	}
+	for i, d := range out {
+		if d.ResultID != "" || d.Seq == 0 {
+			continue
+		}
+		err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = ? AND role = 'tool' AND tool_call_id = ? AND seq > ?)`,
+			d.ThreadID, d.CallID, d.Seq).Scan(&out[i].Answered)
+		if err != nil {
+			return nil, fmt.Errorf("journal: list dispatches of run %s: %w", runID, err)
+		}
+	}
+	return out, nil
 }
 
 // DispatchKey names a dispatch: a run and one of its call ids.

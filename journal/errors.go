@@ -3,6 +3,7 @@ package journal
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrNotFound is returned by MemCtx and Get when no record exists under the
@@ -38,11 +39,41 @@ type RunPrunedError struct {
 	ThreadID string
 	// ResourceID is that thread's resource.
 	ResourceID string
+	// Dispatches are the run's dispatches (BeginDispatch made its tool
+	// calls), by call id, at most MaxRunDispatchesNamed of them; nil when
+	// it has none.
+	Dispatches []Dispatch
+	// MoreDispatches reports that the run has more dispatches than
+	// Dispatches holds.
+	MoreDispatches bool
 }
 
-// Error says `journal: run not found: "ID": ` and RunPrunedDetail.
+// MaxRunDispatchesNamed is how many of a run's dispatches a
+// RunPrunedError holds and names: 3.
+const MaxRunDispatchesNamed = 3
+
+// Error says `journal: run not found: "ID": `, RunPrunedDetail and, when
+// the run dispatched calls, what it holds: `; it holds 1 dispatch: call
+// "call_0" of charge_card, pending (its outcome is unknown; begun
+// 2026-12-07 02:40:00 UTC)` (walk60 L2: a run that only dispatched was
+// said as one that held nothing). It names no thread or resource.
 func (e *RunPrunedError) Error() string {
-	return fmt.Sprintf("journal: run not found: %q: %s", e.RunID, RunPrunedDetail)
+	msg := fmt.Sprintf("journal: run not found: %q: %s", e.RunID, RunPrunedDetail)
+	if len(e.Dispatches) == 0 {
+		return msg
+	}
+	n := fmt.Sprintf("%d dispatch", len(e.Dispatches))
+	if len(e.Dispatches) > 1 {
+		n += "es"
+	}
+	if e.MoreDispatches {
+		n = "more than " + n
+	}
+	parts := make([]string, len(e.Dispatches))
+	for i, d := range e.Dispatches {
+		parts[i] = fmt.Sprintf("call %q of %s, %s", d.CallID, d.Name, d.State())
+	}
+	return msg + "; it holds " + n + ": " + strings.Join(parts, "; ")
 }
 
 // RunPrunedDetail says why a claimed run has no record (RunPrunedError).
@@ -50,6 +81,37 @@ const RunPrunedDetail = "its record was pruned by retention (retention.keepRuns 
 
 // Is makes the error ErrNotFound for errors.Is.
 func (e *RunPrunedError) Is(target error) bool { return target == ErrNotFound }
+
+// RunErasedError is ErrNotFound and ErrRunErased (errors.Is; not
+// ErrRunOwned) for a run with no memctx record whose id's claim has an
+// erased owner: its thread was deleted (expired, evicted) or its resource
+// erased. It is worded as LoadContext's refusal of the id
+// (ErrRunErased): `journal: run not found: "ID": the run id's thread was
+// erased` (walk60 L3: MemCtx and Replay said the plain "run not found"
+// while LoadContext said the thread was erased).
+type RunErasedError struct {
+	// RunID is the run asked for.
+	RunID string
+	// ResourceID is the erased thread's resource when that resource was
+	// not erased itself, "" when it was (its tombstone names no one): a
+	// server says "erased" only to a caller allowed it, and the plain
+	// "run not found" to anyone else. The message does not name it.
+	ResourceID string
+}
+
+// RunErasedDetail says why a run of an erased thread has no record
+// (RunErasedError): ErrRunErased's words.
+const RunErasedDetail = "the run id's thread was erased"
+
+// Error says `journal: run not found: "ID": ` and RunErasedDetail.
+func (e *RunErasedError) Error() string {
+	return fmt.Sprintf("journal: run not found: %q: %s", e.RunID, RunErasedDetail)
+}
+
+// Is makes the error ErrNotFound and ErrRunErased for errors.Is.
+func (e *RunErasedError) Is(target error) bool {
+	return target == ErrNotFound || target == ErrRunErased
+}
 
 // dispatchNotFoundError is ErrNotFound for a dispatch never begun (or
 // erased), worded as runNotFoundError: `journal: dispatch not found: call
@@ -85,7 +147,7 @@ var ErrRunErased error = runErasedError{}
 
 type runErasedError struct{}
 
-func (runErasedError) Error() string { return "journal: the run id's thread was erased" }
+func (runErasedError) Error() string { return "journal: " + RunErasedDetail }
 
 // Is makes the error ErrRunOwned for errors.Is, as it was before it had
 // its own text.

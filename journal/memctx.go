@@ -551,7 +551,9 @@ func recordEncoder(w io.Writer) *json.Encoder {
 
 // MemCtx returns the record of runID, or an ErrNotFound naming the run
 // (`journal: run not found: "ID"`): a *RunPrunedError when the id is
-// still claimed by an owner not erased (retention pruned the record).
+// still claimed by an owner not erased (retention pruned the record, or
+// the run only dispatched tool calls), a *RunErasedError when its owner
+// was erased.
 func (j *Journal) MemCtx(ctx context.Context, runID string) (*MemCtx, error) {
 	b, err := j.Recorded(ctx, ScopeMemCtx, MemCtxKey(runID))
 	if errors.Is(err, ErrNotFound) {
@@ -578,15 +580,31 @@ func (j *Journal) RawMemCtx(ctx context.Context, runID string) ([]byte, error) {
 }
 
 // runNotFound is the ErrNotFound of runID, which has no memctx record: a
-// *RunPrunedError when its claim's owner is no tombstone, else (no claim,
-// an erased owner, or the claim unreadable) the plain one.
+// *RunErasedError when its claim's owner is a tombstone, a
+// *RunPrunedError (with the run's dispatches) when it is not, else (no
+// claim, or the claim unreadable) the plain one. A failure to list the
+// dispatches leaves them out, unless ctx is done (ctx's error).
 func (j *Journal) runNotFound(ctx context.Context, runID string) error {
 	var thread, resource string
 	err := j.stmts.QueryRow(ctx, `SELECT thread_id, resource_id FROM runs WHERE id = ?`, runID).Scan(&thread, &resource)
-	if err != nil || isTombstone(thread) || isTombstone(resource) {
+	switch {
+	case err != nil:
 		return &runNotFoundError{runID}
+	case isTombstone(resource):
+		return &RunErasedError{RunID: runID}
+	case isTombstone(thread):
+		return &RunErasedError{RunID: runID, ResourceID: resource}
 	}
-	return &RunPrunedError{RunID: runID, ThreadID: thread, ResourceID: resource}
+	pe := &RunPrunedError{RunID: runID, ThreadID: thread, ResourceID: resource}
+	ds, err := RunDispatches(ctx, j.conn, runID, MaxRunDispatchesNamed+1)
+	if err != nil && ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if len(ds) > MaxRunDispatchesNamed {
+		ds, pe.MoreDispatches = ds[:MaxRunDispatchesNamed], true
+	}
+	pe.Dispatches = ds
+	return pe
 }
 
 // MaxRunsLimit is the largest page of runs GET /v1/runs?limit= and mnemo

@@ -68,3 +68,41 @@ func testPrunedRunSaysSo(t *testing.T, b backend) {
 		}
 	}
 }
+
+// TestErasedRunSaysSo: a run with no memctx record whose claim's owner is
+// a tombstone is a *RunErasedError, worded as LoadContext's refusal of
+// the id (`run not found: "ID": the run id's thread was erased`), which
+// matches ErrNotFound and ErrRunErased but not ErrRunOwned, names no
+// owner, and keeps the resource only when it was not erased (walk60 L3:
+// it was the plain "run not found").
+func TestErasedRunSaysSo(t *testing.T) { forEachBackend(t, testErasedRunSaysSo) }
+
+func testErasedRunSaysSo(t *testing.T, b backend) {
+	ctx := context.Background()
+	j, _ := b.openErase(t)
+	tomb := journal.TombstonePrefix + strings.Repeat("0", journal.TombstoneLen-len(journal.TombstonePrefix))
+	tomb2 := journal.TombstonePrefix + strings.Repeat("1", journal.TombstoneLen-len(journal.TombstonePrefix))
+	if err := j.ClaimRun(ctx, "run-thread-erased", tomb, "res-y"); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.ClaimRun(ctx, "run-resource-erased", tomb, tomb2); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ run, resource string }{{"run-thread-erased", "res-y"}, {"run-resource-erased", ""}} {
+		_, err := j.MemCtx(ctx, c.run)
+		_, raw := j.RawMemCtx(ctx, c.run)
+		for _, e := range []error{err, raw} {
+			var re *journal.RunErasedError
+			if !errors.As(e, &re) || re.ResourceID != c.resource || re.RunID != c.run {
+				t.Fatalf("%s: %v (%T); want a RunErasedError with resource %q", c.run, e, e, c.resource)
+			}
+			if !errors.Is(e, journal.ErrNotFound) || !errors.Is(e, journal.ErrRunErased) || errors.Is(e, journal.ErrRunOwned) {
+				t.Errorf("%s: %v: want it to match ErrNotFound and ErrRunErased, not ErrRunOwned", c.run, e)
+			}
+			want := `journal: run not found: "` + c.run + `": the run id's thread was erased`
+			if e.Error() != want || !strings.Contains(journal.ErrRunErased.Error(), journal.RunErasedDetail) {
+				t.Errorf("%s: %q, want %q (and ErrRunErased %q in the same words)", c.run, e, want, journal.ErrRunErased)
+			}
+		}
+	}
+}

@@ -119,7 +119,7 @@ func TestContextCallsRendered(t *testing.T) {
 // not found" (walk59 L1: the pruned run got that too).
 func TestMemCtxPruned(t *testing.T) {
 	e := enginetest.MustOpen(t, engine.Config{Retention: journal.Retention{KeepRuns: 1}})
-	alice, _, _ := principals(t)
+	alice, bob, _ := principals(t)
 	ctx := context.Background()
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t1", ResourceID: "res-alice", Messages: []engine.Message{
 		{Role: engine.RoleUser, Content: "alice plans the orchard"},
@@ -144,5 +144,20 @@ func TestMemCtxPruned(t *testing.T) {
 	}
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mnemo://runs/run-new/memctx"}); err != nil {
 		t.Errorf("read run-new: %v", err)
+	}
+	// After the thread's erasure its tenant is told so, as LoadContext
+	// says it (walk60 L3); another tenant gets the plain answer.
+	if _, err := e.DeleteThread(ctx, "t1"); err != nil {
+		t.Fatal(err)
+	}
+	for cs, wantMsg := range map[*mcp.ClientSession]string{
+		cs:                 `Resource not found: run not found: "run-new": the run id's thread was erased`,
+		connect(t, e, bob): "Resource not found",
+	} {
+		_, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mnemo://runs/run-new/memctx"})
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != mcp.CodeResourceNotFound || je.Message != wantMsg {
+			t.Errorf("read run-new after the erasure: %v, want code %d %q", err, mcp.CodeResourceNotFound, wantMsg)
+		}
 	}
 }

@@ -145,9 +145,11 @@ func (h *handlers) readMemCtx(ctx context.Context, req *mcp.ReadResourceRequest)
 }
 
 // prunedDetail reports whether p is Tenant.Run's 404 for a run of the
-// caller's resources whose record was pruned (journal.RunPrunedError).
+// caller's resources whose record was pruned (journal.RunPrunedError) or
+// whose thread was erased (journal.RunErasedError).
 func prunedDetail(p server.Problem) bool {
-	return p.Status == http.StatusNotFound && strings.HasSuffix(p.Detail, journal.RunPrunedDetail)
+	return p.Status == http.StatusNotFound &&
+		(strings.HasSuffix(p.Detail, journal.RunPrunedDetail) || strings.HasSuffix(p.Detail, journal.RunErasedDetail))
 }
 
 // memCtxShown is a memctx record as the resource gives it to the model

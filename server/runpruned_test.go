@@ -12,9 +12,11 @@ import (
 // TestRunPrunedByRetention: GET /v1/runs/R/memctx and POST
 // /v1/runs/R/replay of a run whose record retention.keepRuns pruned are
 // a 404 that says so to a token of the run's resource; to another tenant
-// it is the 404 an unknown id gets, word for word; after the thread's
-// erasure (the claim's owner a tombstone) the run is plain "not found"
-// to its own tenant too (walk58 F5: it was always a plain 404).
+// it is the 404 an unknown id gets, word for word (walk58 F5: it was
+// always a plain 404). After the thread's erasure (the claim's thread a
+// tombstone) the run's tenant and the operator are told the thread was
+// erased, as LoadContext says it (walk60 L3: it was the plain 404), and
+// another tenant still gets the plain 404.
 func TestRunPrunedByRetention(t *testing.T) {
 	h := newHarnessOn(t, true, server.Config{}, engine.Config{
 		WorkingMemory: &working.Config{Template: "# User\n- Name:\n", Scope: working.ScopeThread},
@@ -48,6 +50,8 @@ func TestRunPrunedByRetention(t *testing.T) {
 		t.Errorf("unknown run: %q", r.problem(t).Detail)
 	}
 	h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/t-bob", opsToken, nil, 200)
-	check(bobToken, plain)
-	check(opsToken, plain)
+	erased := `run not found: "run-old": the run id's thread was erased`
+	check(bobToken, erased)
+	check(aliceToken, plain)
+	check(opsToken, erased)
 }

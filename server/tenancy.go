@@ -154,16 +154,26 @@ func ThreadConflict(field, threadID string) error {
 // Run returns the memctx record of a run of a resource the principal may
 // touch. A run not recorded, or another resource's, is the 404 `run not
 // found: "ID"`; one of the principal's resources whose record retention
-// pruned (journal.RunPrunedError) says so after it.
+// pruned (journal.RunPrunedError) says so after it, and so does one whose
+// thread was erased (journal.RunErasedError: `run not found: "ID": the
+// run id's thread was erased`, as the engine's LoadContext says it) when
+// its resource was not erased too (the tombstone then names no one: an
+// operator's token gets it, a tenant's the plain 404).
 func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	if !engine.ValidID(id) {
 		return nil, badID("run", id, false)
 	}
 	rec, err := t.Engine.Journal().MemCtx(ctx, id)
 	var pruned *journal.RunPrunedError
-	if errors.As(err, &pruned) && t.Principal.Allows(pruned.ResourceID) {
+	var erased *journal.RunErasedError
+	switch {
+	case errors.As(err, &pruned) && t.Principal.Allows(pruned.ResourceID):
 		ae := notFound("run", id)
 		ae.detail += ": " + journal.RunPrunedDetail
+		return nil, ae
+	case errors.As(err, &erased) && t.Principal.Allows(erased.ResourceID):
+		ae := notFound("run", id)
+		ae.detail += ": " + journal.RunErasedDetail
 		return nil, ae
 	}
 	if errors.Is(err, journal.ErrNotFound) || (err == nil && !t.Principal.Allows(rec.ResourceID)) {
