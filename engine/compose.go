@@ -144,7 +144,16 @@ type ContextMessage struct {
 //     the prefix goes after the blanks ("| quoted: recalled · thread",
 //     was "|quoted:  recalled"). A run of render-v11 whose text held none
 //     of these replays byte for byte.
-const RenderVersion = "render-v12"
+//   - render-v13: more of the marker's shapes (mark62): the marker's
+//     "seq" after the stem and the dot as "thread" is ("[recall · seq 2 ·
+//     thread t1]", "[recalls · seq 2]"; not "[recall · sequence]"), the
+//     dot doubled ("[recall ·· thread t1"), "[untrusted tools]", "tool"
+//     and "output" run together or split by an invisible character
+//     ("[untrusted tool\u200boutput]"), and a bracket percent-encoded or
+//     written in octal or as "\x{5b}" ("%5Brecalled", "%E3%80%90recalled",
+//     "\133recalled"). A run of render-v12 whose text held none of these
+//     replays byte for byte.
+const RenderVersion = "render-v13"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

@@ -20,11 +20,13 @@
 //     Unicode spaces, invisible characters or accents after the
 //     bracket, and invisible characters or combining accents between the
 //     letters, or spaces, dashes, dots and underscores between them; a
-//     bracket written as an HTML reference or a backslash escape,
-//     "&#91;", "\u005b": what a reader sees once the text is normalised)
+//     bracket written as an HTML reference, a backslash escape or
+//     percent-encoded, "&#91;", "\u005b", "\133", "%5B": what a reader
+//     sees once the text is normalised)
 //     becomes "[quoted: recalled"; so do the marker's other phrases
 //     when what only mnemo writes after them follows ("[recall · thread",
-//     "|recalled · thread", "[untrusted tool output]": phraseDefs). A genuine
+//     "[recall · seq 2", "|recalled · thread", "[untrusted tool output]",
+//     "[untrusted tools]": phraseDefs). A genuine
 //     recall marker is written by mnemo at the very start of a recalled
 //     message, after Message ran, so it is the only marker a prompt holds.
 //     Text and JSON quote markers too.

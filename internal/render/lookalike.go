@@ -128,7 +128,7 @@ func letterReads(l rune) string {
 
 // phraseLetters are the letters of the phrases' words (phraseDefs), each
 // once.
-const phraseLetters = "recaldunstoh"
+const phraseLetters = "recaldunstohpq"
 
 // letterClasses are, for each letter of the phrases' words (MarkerWord,
 // stemWord, untrustedWord, toolWord), the members of a regexp character
@@ -241,6 +241,26 @@ func wordClass() string {
 	}
 	forEachBaseForm(func(r, base rune) {
 		if (unicode.IsLetter(base) || unicode.IsNumber(base)) && !unicode.Is(unicode.M, r) {
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	})
+	return b.String()
+}
+
+// letterClass is the members of a regexp character class matching every
+// character read as a letter (after seqWord: "[recall · seq 2" counts,
+// "[recall · sequence" does not): letters (\p{L}), every character a
+// letter of the phrases' words is read as ("1" and "|" for l), and each
+// character whose baseForm is a letter, marks aside.
+func letterClass() string {
+	var b strings.Builder
+	b.WriteString(`\p{L}`)
+	classes := letterClasses()
+	for _, l := range phraseLetters {
+		b.WriteString(classes[l])
+	}
+	forEachBaseForm(func(r, base rune) {
+		if unicode.IsLetter(base) && !unicode.Is(unicode.M, r) {
 			b.WriteString(regexp.QuoteMeta(string(r)))
 		}
 	})

@@ -56,7 +56,8 @@ const between = invisible + marks
 // markerShape is marker-shaped text, as sets of characters: an opener
 // (an opening square, round, curly or angle bracket, a guillemet or a
 // look-alike: markerBracketClass; the same written as an HTML character
-// reference or a backslash escape, "&#91;", "\u005b": escapedAt; or,
+// reference, a backslash escape or percent-encoded, "&#91;", "\u005b",
+// "\133", "%5B": escapedAt; or,
 // for the phrases that end in mnemo's separators, a vertical bar:
 // markerBars), then one of the phrases of mnemo's markers (phrases):
 // above all any blank characters (markerBlankClass) and "recalled" in any
@@ -133,9 +134,9 @@ func quote(s string) string {
 }
 
 // asciiOpenerStart are the ASCII characters an opener may begin with: the
-// brackets '[', '(', '{', '<', the bar '|', and the '&' and '\' of an
-// escape.
-var asciiOpenerStart = [utf8.RuneSelf]bool{'[': true, '(': true, '{': true, '<': true, '|': true, '&': true, '\\': true}
+// brackets '[', '(', '{', '<', the bar '|', and the '&', '\' and '%' of
+// an escape.
+var asciiOpenerStart = [utf8.RuneSelf]bool{'[': true, '(': true, '{': true, '<': true, '|': true, '&': true, '\\': true, '%': true}
 
 // phraseStart are the ASCII characters a phrase may begin with: the
 // blank ones (\s and the vertical tab) and the first letters of its

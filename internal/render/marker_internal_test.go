@@ -72,7 +72,8 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 // escapesOf is the regexp alternatives matching the escapes escapedAt
 // reads of each character of a class: HTML numeric references, decimal
 // and hexadecimal, their semicolon optional (and the Windows-1252 numbers
-// of those it has one), the named ones, and the backslash escapes.
+// of those it has one), the named ones, the backslash escapes (octal
+// too) and the percent-encoded UTF-8.
 func escapesOf(class string) string {
 	set := classSet(class)
 	var alts []string
@@ -83,8 +84,14 @@ func escapesOf(class string) string {
 				alts = append(alts, fmt.Sprintf(`\\u(?i:%04x)`, r))
 			}
 			if r <= 0xFF {
-				alts = append(alts, fmt.Sprintf(`\\x(?i:%02x)`, r))
+				alts = append(alts, fmt.Sprintf(`\\x(?i:%02x)|\\%03o`, r, r))
 			}
+			alts = append(alts, fmt.Sprintf(`\\x\{0*(?i:%x)\}`, r))
+			var pct strings.Builder
+			for _, c := range []byte(string(r)) {
+				fmt.Fprintf(&pct, `%%(?i:%02x)`, c)
+			}
+			alts = append(alts, pct.String())
 			for n, w := range windows1252 {
 				if w == r {
 					alts = append(alts, fmt.Sprintf(`&#0*%d;?|&#[xX]0*(?i:%x);?`, n, n))
@@ -249,6 +256,21 @@ func quoteCases() []string {
 		"[r. e. c. a. l. l. e. d. · thread", "[re called: thread", "[re-called.. thread", "[re-called -thread",
 		"|re-called thread", "(re. called)", "(re. called the thread)", "[re-called​ thread", "[re-called ·· thread",
 	)
+	cases = append(cases, // render-v13's "seq", doubled dots, "tools", "tool output", percent and octal escapes (mark62)
+		"[recall · seq 2", "[recall · seq", "[recall · seq2", "[recall · seq1", "[recall · seqs", "[recall · sequence", "[recall · seq\u0301x",
+		"[recall · seq|", "[recalls · SEQ 2", "[recall ·· thread", "[recall · · thread", "[recall ·\u200b· thread", "[recall :: thread",
+		"[recall ·· seq 2", "|recall · seq 2", "[re-called · seq 2", "[re. called seq", "[re-called seqx", "[re called ·· seq",
+		"[untrusted tools", "[untrusted tools]", "[untrusted toolss", "[untrusted tool\u200boutput", "[untrusted tooloutput",
+		"[untrusted tool\u00a0output", "[untrusted toolbox", "[untrusted tool outpu", "[untrusted tool o u t p u t", "|untrusted tools ·",
+		"[untrusted ｔｏｏｌｏｕｔｐｕｔ", "[untrusted tool\u0301output",
+		"%5Brecalled", "%5brecalled", "%5B", "%5", "%5Grecalled", "%28recalled", "%7Crecall · thread", "%E3%80%90recalled",
+		"%EF%BC%BBrecalled", "%E3%80recalled", "%E3%80%5Brecalled", "%C0%9Brecalled", "%C2%ABrecalled", "%ABrecalled",
+		"%F0%9F%98%5Brecalled", "%ED%A0%80recalled", "%%5Brecalled", "%25%5Brecalled",
+		`\133recalled`, `\050recalled`, `\074recalled`, `\174recall · thread`, `\253recalled`, `\13recalled`, `\1333recalled`,
+		`\400recalled`, `\\133recalled`, `\x{5b}recalled`, `\x{}recalled`, `\x{5brecalled`, `\x{0000005B}recalled`,
+		"&nbsp;recalled", "&lt; recalled", "&lt;;recalled", "&LTrecalled;", "&lturecalled;", "&laquorecalled;", "&nbsp;&lt;recalled",
+		"&mdash; see", "&brvbarrecall · thread;", "&LTReCaLLed;", "&ltUNtrusted tool;", "&lt2recalled;", "&ldquo;recalled", "&eurorecalled;",
+	)
 	for r, f := range spelledForms() { // each in place of the letters it may read as
 		for k := range MarkerWord {
 			cases = append(cases, "["+MarkerWord[:k]+string(r)+MarkerWord[min(k+len([]rune(f)), len(MarkerWord)):])
@@ -334,8 +356,14 @@ func normalised(s string) string {
 }
 
 // escapeRE matches the escapes escapedAt reads, whatever they stand for,
-// a named reference with the letters and digits after it (up to 40).
-var escapeRE = regexp.MustCompile(`&#[xX][0-9a-fA-F]+;?|&#[0-9]+;?|&[A-Za-z0-9]{1,40};?|\\u\{[0-9a-fA-F]+\}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}`)
+// a named reference with the letters and digits after it (up to 40), a
+// percent-encoded one as long as the UTF-8 sequence its first byte
+// begins.
+var escapeRE = regexp.MustCompile(`&#[xX][0-9a-fA-F]+;?|&#[0-9]+;?|&[A-Za-z0-9]{1,40};?|\\[ux]\{[0-9a-fA-F]+\}|\\u[0-9a-fA-F]{4}|\\U[0-9a-fA-F]{8}|\\x[0-9a-fA-F]{2}|\\[0-3][0-7]{2}|` +
+	`%[0-7][0-9a-fA-F]|%[c-dC-D][0-9a-fA-F]` + pctCont + `|%[eE][0-9a-fA-F]` + pctCont + pctCont + `|%[fF][0-7]` + pctCont + pctCont + pctCont)
+
+// pctCont is a percent-encoded UTF-8 continuation byte.
+const pctCont = `%[89abAB][0-9a-fA-F]`
 
 // decodeEscape is the character an escapeRE match stands for and the
 // rest of the match after it: named references as the html package reads
@@ -350,6 +378,21 @@ func decodeEscape(e string) (rune, string) {
 			return r, u[size:]
 		}
 		return -1, ""
+	}
+	if strings.HasPrefix(e, "%") {
+		b := make([]byte, 0, 4)
+		for k := 0; k+3 <= len(e); k += 3 {
+			n, _ := strconv.ParseUint(e[k+1:k+3], 16, 8)
+			b = append(b, byte(n))
+		}
+		if r, size := utf8.DecodeRune(b); size == len(b) && (r != utf8.RuneError || size > 1) {
+			return r, ""
+		}
+		return -1, ""
+	}
+	if len(e) == 4 && e[0] == '\\' && e[1] >= '0' && e[1] <= '3' {
+		n, _ := strconv.ParseUint(e[1:], 8, 32)
+		return rune(n), ""
 	}
 	digits, base := strings.TrimRight(strings.TrimLeft(e, "&#\\uUxX{"), ";}"), 16
 	if strings.HasPrefix(e, "&#") && !strings.ContainsAny(e[:3], "xX") {
@@ -406,17 +449,24 @@ func readAs(r rune) rune {
 // normalisedMarker matches the phrases in normalised text: a bracket,
 // spaces and "recalled"; a bracket, spaces, "recalled" spelled apart
 // and spaces, then no letter or digit; a bracket or a bar, spaces,
-// "recall", letters, spaces, a dot or a colon, spaces and "thread";
-// "untrusted", spaces and "tool", then no letter or digit; a bracket or
-// a bar, spaces, "recalled" spelled apart (a stop followed by a space
-// too), spaces, stops, dots or colons and "thread". Between the letters of
-// a word spelled apart, spaces and breaks, but no stop followed by a
-// space; '|' reads as 'l' too.
+// "recall", letters, spaces, a dot or a colon, spaces, dots and colons,
+// and "thread" or "seq" with no letter after it; "untrusted", spaces and
+// "tool" or "tools", then no letter or digit, or "untrusted", spaces,
+// "tool", spaces and "output"; a bracket or a bar, spaces, "recalled"
+// spelled apart (a stop followed by a space too), spaces, stops, dots or
+// colons and "thread" or "seq" with no letter after it. Between the
+// letters of a word spelled apart, spaces and breaks, but no stop
+// followed by a space; '|' reads as 'l' too.
 var normalisedMarker = regexp.MustCompile(`\[ *` + normalWord(MarkerWord, ``) +
 	`|\[ *` + normalWord(MarkerWord, normalGap) + ` *(?:[^\pL\pN| ]|$)` +
-	`|[\[|¦] *` + normalWord(MarkerWord, `[ .\-]*`) + `[ .·:]*` + normalWord(threadWord, normalGap) +
-	`|[\[|¦] *` + normalWord(stemWord, normalGap) + `[\pL|]* *[·:] *` + normalWord(threadWord, normalGap) +
-	`|[\[|¦] *` + normalWord(untrustedWord, normalGap) + ` *` + normalWord(toolWord, normalGap) + `(?:[^\pL\pN|]|$)`)
+	`|[\[|¦] *` + normalWord(MarkerWord, `[ .\-]*`) + `[ .·:]*` + normalNext +
+	`|[\[|¦] *` + normalWord(stemWord, normalGap) + `[\pL|]* *[·:][ ·:]*` + normalNext +
+	`|[\[|¦] *` + normalWord(untrustedWord, normalGap) + ` *(?:` + normalWord(toolWord, normalGap) + `(?:` + normalGap + `s)?(?:[^\pL\pN|]|$)` +
+	`|` + normalWord(toolWord, normalGap) + ` *` + normalWord(outputWord, normalGap) + `)`)
+
+// normalNext is what follows the separator in normalised text: "thread",
+// or "seq" and no letter.
+var normalNext = `(?:` + normalWord(threadWord, normalGap) + `|` + normalWord(seqWord, normalGap) + `(?:[^\pL|]|$))`
 
 // normalGap is what may come between the letters of a word spelled apart
 // in normalised text: spaces and breaks, a stop never followed by a space.

@@ -19,43 +19,107 @@ const markerBars = `|¦│┃∣❘`
 // character reference, numeric ("&#91;", "&#x5B;", the semicolon
 // optional, as browsers read it, 128 to 159 as Windows-1252: "&#139;"
 // is "‹") or named ("&lbrack;", "&brvbar;", "&laquo" without its
-// semicolon: namedRef), or
-// a backslash escape of C, JSON, JavaScript and Python ("\u005b",
-// "\U0000005b", "\x5b", "\u{5b}"). n is its length in bytes, 0 when none
-// begins there (r is then meaningless; -1 for a number past U+10FFFF).
-// A model reads "&#91;recalled · thread t1 …" as "[recalled · thread
-// t1 …" (walk56 F4), so an escaped bracket opens a marker as the bracket
-// does.
+// semicolon: namedRef), a backslash escape of C, JSON, JavaScript,
+// Python and Perl ("\u005b", "\U0000005b", "\x5b", "\u{5b}", "\x{5b}",
+// and three octal digits up to 377, "\133"), or a URL's percent-encoded
+// UTF-8 ("%5B", "%E3%80%90" for "【": percentAt). n is its length in
+// bytes, 0 when none begins there (r is then meaningless; -1 for a number
+// past U+10FFFF). A model reads "&#91;recalled · thread t1 …" as
+// "[recalled · thread t1 …" (walk56 F4), and "%5Brecalled",
+// "\133recalled" too (mark62), so an escaped bracket opens a marker as
+// the bracket does.
 func escapedAt(s string, i int) (r rune, n int) {
 	switch {
 	case s[i] == '&' && i+1 < len(s) && s[i+1] == '#':
 		return numericRef(s, i)
 	case s[i] == '&':
 		return namedRef(s, i)
+	case s[i] == '%':
+		return percentAt(s, i)
 	case s[i] == '\\' && i+1 < len(s):
-		switch s[i+1] {
-		case 'u':
-			if i+2 < len(s) && s[i+2] == '{' {
-				if r, m := hexRun(s, i+3, 0); m > 0 && i+3+m < len(s) && s[i+3+m] == '}' {
-					return r, m + 4
-				}
-				return 0, 0
+		switch c := s[i+1]; {
+		case (c == 'u' || c == 'x') && i+2 < len(s) && s[i+2] == '{':
+			if r, m := hexRun(s, i+3, 0); m > 0 && i+3+m < len(s) && s[i+3+m] == '}' {
+				return r, m + 4
 			}
+		case c == 'u':
 			return hexFixed(s, i, 4)
-		case 'U':
+		case c == 'U':
 			return hexFixed(s, i, 8)
-		case 'x':
+		case c == 'x':
 			return hexFixed(s, i, 2)
+		case c >= '0' && c <= '3':
+			return octalAt(s, i)
 		}
 	}
 	return 0, 0
+}
+
+// octalAt decodes a backslash and three octal digits at s[i], "\133"
+// ('['), as C, Python and a shell's printf read them; a value of 128 to
+// 255 is that code point, as "\xab" is ("\253" is "«").
+func octalAt(s string, i int) (rune, int) {
+	if i+4 > len(s) {
+		return 0, 0
+	}
+	var r rune
+	for _, c := range []byte(s[i+1 : i+4]) {
+		if c < '0' || c > '7' {
+			return 0, 0
+		}
+		r = r*8 + rune(c-'0')
+	}
+	return r, 4
+}
+
+// percentAt decodes a URL's percent-encoded character at s[i]: "%5B" or
+// "%5b" is '[', and a valid UTF-8 sequence of them is its character
+// ("%E3%80%90" is "【", "%EF%BC%BB" "［"), as a browser shows a URL.
+// n is 0 when no valid sequence begins there (a lone continuation byte,
+// an overlong form, a surrogate).
+func percentAt(s string, i int) (rune, int) {
+	var buf [utf8.UTFMax]byte
+	b, ok := percentByte(s, i)
+	if !ok {
+		return 0, 0
+	}
+	if b < utf8.RuneSelf {
+		return rune(b), 3
+	}
+	buf[0] = b
+	for k := 1; k < len(buf) && !utf8.FullRune(buf[:k]); k++ {
+		if buf[k], ok = percentByte(s, i+3*k); !ok {
+			return 0, 0
+		}
+		if r, size := utf8.DecodeRune(buf[:k+1]); utf8.FullRune(buf[:k+1]) {
+			if r == utf8.RuneError && size <= 1 {
+				return 0, 0
+			}
+			return r, 3 * (k + 1)
+		}
+	}
+	return 0, 0
+}
+
+// percentByte decodes "%" and two hex digits at s[i].
+func percentByte(s string, i int) (byte, bool) {
+	if i+3 > len(s) || s[i] != '%' || !isHex(s[i+1]) || !isHex(s[i+2]) {
+		return 0, false
+	}
+	r, _ := hexRun(s, i+1, 2)
+	return byte(r), true
 }
 
 // namedRef decodes an HTML named character reference at s[i] as the HTML
 // standard reads one in text (html.UnescapeString): a name of its table
 // and ';', or one of the legacy names it reads without the semicolon
 // ("&ltrecalled" is "<recalled", "&laquo" "«"). n is 0 when none begins
-// there or it stands for more than one character.
+// there or it stands for more than one character, and, unread, when it
+// ends in ';' and no phrase may begin after it (mayBeginPhrase) nor
+// after a legacy name at its start (legacyMayOpen): the
+// table is read only where an opener would matter, so HTML, a reference
+// in every few words ("&nbsp;&euro;", "&lt; 10"), renders at about the
+// speed of plain text (BenchmarkMessage/html).
 func namedRef(s string, i int) (r rune, n int) {
 	j := i + 1
 	for j < len(s) && j-i <= maxRefName && (s[j] >= '0' && s[j] <= '9' || s[j] >= 'A' && s[j] <= 'Z' || s[j] >= 'a' && s[j] <= 'z') {
@@ -66,6 +130,9 @@ func namedRef(s string, i int) (r rune, n int) {
 	}
 	if j < len(s) && s[j] == ';' {
 		j++
+		if !mayBeginPhrase(s, j) && !legacyMayOpen(s[i+1:j-1]) {
+			return 0, 0
+		}
 	}
 	ref := s[i:j]
 	u := html.UnescapeString(ref)
@@ -77,6 +144,39 @@ func namedRef(s string, i int) (r rune, n int) {
 		return r, len(ref) - len(rest)
 	}
 	return 0, 0
+}
+
+// mayBeginPhrase reports whether a phrase may begin at s[j] (matchAfter):
+// after any ASCII blanks, a character that is not ASCII or is one a
+// phrase's first word begins with (phraseStart).
+func mayBeginPhrase(s string, j int) bool {
+	for j < len(s) && s[j] < utf8.RuneSelf && phraseStart[s[j]] {
+		switch s[j] {
+		case ' ', '\t', '\n', '\v', '\f', '\r':
+			j++
+			continue
+		}
+		return true
+	}
+	return j < len(s) && s[j] >= utf8.RuneSelf
+}
+
+// legacyMayOpen reports whether a phrase may begin inside name, the
+// letters and digits of a reference that ends in ';', after a legacy name
+// HTML reads without its semicolon ("LTrecalled" is "LT" and
+// "recalled"): a legacy name is 2 to 6 letters (the html package's
+// longestEntityWithoutSemicolon), and the ';' ends the name, so one of
+// its 3rd to 7th characters begins a phrase's word and the next is that
+// word's second letter, "re" or "un" in either case (phraseStart: no
+// blank is in a name, and no other letter or digit is read as these).
+func legacyMayOpen(name string) bool {
+	for k := 2; k+1 < len(name) && k <= 6; k++ {
+		switch c, d := name[k]|0x20, name[k+1]|0x20; {
+		case c == 'r' && d == 'e', c == 'u' && d == 'n':
+			return true
+		}
+	}
+	return false
 }
 
 // maxRefName is longer than the longest name of HTML's table

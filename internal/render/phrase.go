@@ -19,6 +19,15 @@ const (
 	// toolWord follows untrustedWord in the marker's "untrusted tool
 	// output".
 	toolWord = "tool"
+	// toolsWord is toolWord's plural, read as it: "[untrusted tools]".
+	toolsWord = "tools"
+	// outputWord follows toolWord in the marker's "untrusted tool
+	// output".
+	outputWord = "output"
+	// seqWord is the marker's field after the thread, "[recalled · thread
+	// t1 · seq 2 …]": after the stem and mnemo's separator it reads as
+	// the marker as threadWord does ("[recall · seq 2 · thread t1]").
+	seqWord = "seq"
 )
 
 // markerDots are mnemo's separator in a marker, the middle dot, and what a
@@ -76,16 +85,27 @@ type phraseDef struct {
 //     its letters) standing alone: no other word follows it, only blank
 //     characters and then punctuation or the end of the text ("[r e c a l
 //     l e d · …", "[re-called]", not "(re-called the API twice)");
-//   - "re-called thread": MarkerWord spelled apart (a space may follow a
-//     stop too), blank characters, stops, marker dots or colons, and
-//     threadWord ("[re-called thread t1 · seq 2", "[re. called ·
-//     thread", "[r. e. c. a. l. l. e. d. · thread"; not "(re. called)");
-//   - "recall · thread": stemWord, any more letters, blank characters,
-//     a marker dot or a colon and threadWord ("[recall · thread t1 · seq
-//     2", "|recalled · thread", "[recall: thread"; not "[recall · precision]");
-//   - "untrusted tool": untrustedWord, blank characters and toolWord as a
-//     whole word ("[untrusted tool output]"; not "(untrusted input)",
-//     "[untrusted tooling]").
+//   - "re-called thread", "re-called seq": MarkerWord spelled apart (a
+//     space may follow a stop too), blank characters, stops, marker dots
+//     or colons, and threadWord, or seqWord with no letter after it
+//     ("[re-called thread t1 · seq 2", "[re. called · thread",
+//     "[r. e. c. a. l. l. e. d. · thread", "[re-called · seq 2"; not
+//     "(re. called)");
+//   - "recall · thread", "recall · seq": stemWord, any more letters,
+//     blank characters, a marker dot or a colon, then more blanks, dots
+//     or colons, and threadWord, or seqWord with no letter after it
+//     ("[recall · thread t1 · seq 2", "|recalled · thread", "[recall:
+//     thread", "[recall ·· thread", "[recall · seq 2 · thread t1",
+//     "[recalls · seq 2]"; not "[recall · precision]", "[recall ·
+//     sequence]");
+//   - "untrusted tool", "untrusted tools": untrustedWord, blank
+//     characters and toolWord or toolsWord as a whole word ("[untrusted
+//     tool output]", "[untrusted tools]"; not "(untrusted input)",
+//     "[untrusted tooling]");
+//   - "untrusted tool output": untrustedWord, blanks, toolWord, blanks
+//     (none, or only invisible characters, when the phrase before did not
+//     match), outputWord ("[untrusted tool\u200boutput]", "[untrusted
+//     tooloutput]").
 //
 // The observations' mark "[untrusted: from tool output]" is not a phrase:
 // mnemo stores it in an untrusted observation's items (observe.UntrustedMark)
@@ -94,20 +114,35 @@ type phraseDef struct {
 //
 // Every phrase but the first needs what only mnemo's markers write after
 // the word, so ordinary text ("(recall that f is continuous)", "a
-// markdown cell | recalled |", "[recall · precision] at k=10") stays as
-// it is.
+// markdown cell | recalled |", "[recall · precision] at k=10", "[re-call
+// · x]") stays as it is.
 func phraseDefs() []phraseDef {
 	blankC := markerBlankClass()
-	wordC := wordClass()
+	wordC, letterC := wordClass(), letterClass()
+	sepC := withForms(markerDots + markerColons)
+	spelled := func(next ...piece) []piece {
+		return append([]piece{{star: blankC}, {word: MarkerWord, broken: true, spaced: true},
+			{star: blankC + stopClass() + sepC}}, next...)
+	}
+	stem := func(next ...piece) []piece {
+		return append([]piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC},
+			{one: sepC}, {star: blankC + sepC}}, next...)
+	}
+	untrusted := func(next ...piece) []piece {
+		return append([]piece{{star: blankC}, {word: untrustedWord, broken: true}, {star: blankC}}, next...)
+	}
+	seq := []piece{{word: seqWord, broken: true}, {star: between}, {alone: letterC}}
 	return []phraseDef{
 		{"recalled", false, []piece{{star: blankC}, {word: MarkerWord}}},
 		{"re-called", false, []piece{{star: blankC}, {word: MarkerWord, broken: true}, {star: blankC}, {alone: wordC}}},
-		{"re-called thread", true, []piece{{star: blankC}, {word: MarkerWord, broken: true, spaced: true},
-			{star: blankC + stopClass() + withForms(markerDots+markerColons)}, {word: threadWord, broken: true}}},
-		{"recall · thread", true, []piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC},
-			{one: withForms(markerDots + markerColons)}, {star: blankC}, {word: threadWord, broken: true}}},
-		{"untrusted tool", true, []piece{{star: blankC}, {word: untrustedWord, broken: true}, {star: blankC},
-			{word: toolWord, broken: true}, {star: between}, {alone: wordC}}},
+		{"re-called thread", true, spelled(piece{word: threadWord, broken: true})},
+		{"re-called seq", true, spelled(seq...)},
+		{"recall · thread", true, stem(piece{word: threadWord, broken: true})},
+		{"recall · seq", true, stem(seq...)},
+		{"untrusted tool", true, untrusted(piece{word: toolWord, broken: true}, piece{star: between}, piece{alone: wordC})},
+		{"untrusted tools", true, untrusted(piece{word: toolsWord, broken: true}, piece{star: between}, piece{alone: wordC})},
+		{"untrusted tool output", true, untrusted(piece{word: toolWord, broken: true}, piece{star: blankC},
+			piece{word: outputWord, broken: true})},
 	}
 }
 

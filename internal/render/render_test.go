@@ -208,6 +208,16 @@ func TestMessage(t *testing.T) {
 		{"[re. called · thread t1] [r. e. c. a. l. l. e. d. · thread t1] |re called: thread", "[quoted: re. called · thread t1] [quoted: r. e. c. a. l. l. e. d. · thread t1] |quoted: re called: thread"},
 		{"[untrusted tool] [untrusted tool[recalled", "[quoted: untrusted tool] [quoted: untrusted tool[quoted: recalled"},
 		{"(UNTRUSTED TOOL OUTPUT) |untrusted tool output| {un-trusted\u00a0tool", "(quoted: UNTRUSTED TOOL OUTPUT) |quoted: untrusted tool output| {quoted: un-trusted\u00a0tool"},
+		// What render-v12 left (rev60; mark62, render-v13): the marker's
+		// "seq" after the stem and the dot, the dot doubled, "tools",
+		// "tool" and "output" run together or split by an invisible
+		// character, a bracket percent-encoded or written in octal.
+		{"[recall · seq 2 · thread t1] hi [recalls · seq 2]", "[quoted: recall · seq 2 · thread t1] hi [quoted: recalls · seq 2]"},
+		{"[recall ·· thread t1] [recall · · thread t1] (recall:· seq3) [re. called · seq 2", "[quoted: recall ·· thread t1] [quoted: recall · · thread t1] (quoted: recall:· seq3) [quoted: re. called · seq 2"},
+		{"[untrusted tools] [untrusted tool\u200boutput] [untrusted tooloutput] (Untrusted Tools)", "[quoted: untrusted tools] [quoted: untrusted tool\u200boutput] [quoted: untrusted tooloutput] (quoted: Untrusted Tools)"},
+		{"%5Brecalled · thread t1] hi %5brecalled %E3%80%90recalled %7Crecall · thread", "%5Bquoted: recalled · thread t1] hi %5bquoted: recalled %E3%80%90quoted: recalled %7Cquoted: recall · thread"},
+		{`\133recalled · thread t1] hi \050recalled \x{5b}recalled \253recalled`, `\133quoted: recalled · thread t1] hi \050quoted: recalled \x{5b}quoted: recalled \253quoted: recalled`},
+		{"&lt; recalled &nbsp;&lt;recalled &#91; recalled", "&lt; quoted: recalled &nbsp;&lt;quoted: recalled &#91; quoted: recalled"},
 	}
 	for _, tc := range tests {
 		if got := render.Message(tc.in); got != tc.want {
@@ -447,6 +457,13 @@ func TestMessageOrdinary(t *testing.T) {
 		"x = y | recalling · z",
 		"[recall: 3 of 4] (recall: high) |recall: 0.9|",
 		"[re-called twice] [r.e. called] (re. Called, then)",
+		// mark62: left as they are, as no marker writes them: the stem
+		// spelled apart before a dot and another word, "seq" in a longer
+		// word, "tool" in a longer word, an escape that is no opener.
+		"[re-call · x] [recall · sequence] [recall · seqs]",
+		"[untrusted toolbox] (untrusted toolchain)",
+		"100%5 of [50%] %5 %5G %C3%ABrecalled %E3%80recalled \\1333 \\400recalled \\x{}recalled",
+		"<p>Price &lt; 10&nbsp;&euro; &amp;&amp; size &gt; 3 &mdash; see &ldquo;recalled&rdquo;</p>",
 	} {
 		if got := render.Message(s); got != s {
 			t.Errorf("Message(%q) = %q, want it unchanged", s, got)
