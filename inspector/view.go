@@ -306,6 +306,12 @@ type ThreadView struct {
 	// Runs are the thread's runs with a memctx record, newest first, 50
 	// at most.
 	Runs []journal.RunInfo
+	// Dispatches are the thread's dispatches (BeginDispatch), pending,
+	// settled or answered, by run id then call id, maxThreadDispatches at
+	// most; MoreDispatches says the thread has more.
+	Dispatches []DispatchRow
+	// MoreDispatches reports dispatches past Dispatches.
+	MoreDispatches bool
 	// WMKey is the working-memory key ("" when working memory is off);
 	// Versions are its versions, newest first, each with its diff from the
 	// one before.
@@ -332,7 +338,7 @@ type WMVersion struct {
 
 // BuildThread loads a thread of the principal with a page of its messages
 // (the latest engine.DefaultPageLimit with seq < beforeSeq; 0: the
-// newest), its observations, runs and working-memory versions. Errors:
+// newest), its observations, runs, dispatches and working-memory versions. Errors:
 // those of the tenant's reads (server.Tenant.Thread: a thread of another
 // resource is not found), ctx's.
 func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSeq int64) (*ThreadView, error) {
@@ -353,6 +359,9 @@ func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSe
 		return nil, err
 	}
 	if v.Runs, err = t.Engine.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: th.ID, Limit: 50}); err != nil {
+		return nil, err
+	}
+	if v.Dispatches, v.MoreDispatches, err = threadDispatches(ctx, t, th.ID); err != nil {
 		return nil, err
 	}
 	mem, err := t.Engine.WorkingMemory()
