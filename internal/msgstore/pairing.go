@@ -94,13 +94,17 @@ func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID strin
 // answering callID before seq beforeSeq; ok is false when there is none.
 // It reads the index of results by call id (byCallSQLite), not the
 // thread: a call before that seq is answered, by the pairing rule, so
-// OpenCall need look no further back.
+// OpenCall need look no further back. An empty callID answers none on
+// both backends (no tool message the engine stores has one); the
+// statement requires a non-empty tool_call_id on Postgres too, so that a generic
+// plan of it (a prepared statement's, where callID is a parameter) still
+// matches the partial index messages_by_tool_call.
 func (s *Store) LastResult(ctx context.Context, tx *store.Tx, thread, callID string, beforeSeq int64) (seq int64, ok bool, err error) {
 	var last sql.NullInt64
 	if err := s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT MAX(seq) FROM messages `+byCallSQLite+`
 		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`,
 		`SELECT MAX(seq) FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq < ?`), thread, callID, beforeSeq).Scan(&last); err != nil {
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`), thread, callID, beforeSeq).Scan(&last); err != nil {
 		return 0, false, fmt.Errorf("find last result of tool call %s: %w", callID, err)
 	}
 	return last.Int64, last.Valid, nil
