@@ -153,7 +153,13 @@ type ContextMessage struct {
 //     written in octal or as "\x{5b}" ("%5Brecalled", "%E3%80%90recalled",
 //     "\133recalled"). A run of render-v12 whose text held none of these
 //     replays byte for byte.
-const RenderVersion = "render-v13"
+//   - render-v14: an observation or reflection stored before obs60 with
+//     list debris ("- - - fact", "- [untrusted: from tool output] -
+//     fact", the mark twice) is read with one marker a line
+//     (observe.List's read-time cleanup; the row is not rewritten). A
+//     run of render-v13 whose observations held none replays byte for
+//     byte.
+const RenderVersion = "render-v14"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

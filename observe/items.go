@@ -22,14 +22,21 @@ const MaxItemChars = 2000
 // "- " at each reflection. The engine adds both markers itself (trust
 // follows the sources, not the text), so the stored item holds the fact only.
 func stripMarkers(text string) string {
+	text, _ = leadingMarkers(text)
+	return text
+}
+
+// leadingMarkers is stripMarkers, also reporting whether UntrustedMark was
+// among the markers taken off.
+func leadingMarkers(text string) (rest string, untrusted bool) {
 	for {
 		switch t := text + " "; {
 		case strings.HasPrefix(t, "- "):
 			text = strings.TrimSpace(text[1:])
 		case strings.HasPrefix(t, UntrustedMark):
-			text = strings.TrimSpace(text[len(UntrustedMark)-1:])
+			text, untrusted = strings.TrimSpace(text[len(UntrustedMark)-1:]), true
 		default:
-			return text
+			return text, untrusted
 		}
 	}
 }

@@ -163,6 +163,7 @@ func query(ctx context.Context, db queryer, q string, args ...any) ([]Observatio
 		if err := json.Unmarshal([]byte(sources), &o.Sources); err != nil {
 			return nil, fmt.Errorf("observe: observation %s: sources: %w", o.ID, err)
 		}
+		o.Content = tidyContent(o.Content) // old rows' list debris, read-time only
 		o.CreatedAt = time.UnixMilli(created).UTC()
 		o.RetiredAt = msTime(retired)
 		o.InvalidatedAt = msTime(invalidated)
