@@ -150,7 +150,14 @@ const byCallSQLite = `INDEXED BY messages_by_tool_call`
 // id is the text parameter param: SQLite's json_each over the array,
 // compared by json_extract(value, '$.id'), as jsonb containment. A column
 // holding something other than an array contains no call, as json_each
-// finds none there.
+// finds none there. Each escaped U+0000 (the six characters \u0000) is
+// read as U+FFFD: jsonb refuses U+0000, and a store written before Append
+// refused it in tool-call arguments (2026-12-06) may hold it there; the
+// cast failed every lookup reading that message, and so the append of a
+// tool result to its thread (the unpaired check runs in the append's
+// transaction). Call ids never hold a backslash (ValidID), so no id
+// changes.
 func pgCallsHave(calls, param string) string {
-	return `jsonb_typeof(` + calls + `::jsonb) = 'array' AND ` + calls + `::jsonb @> jsonb_build_array(jsonb_build_object('id', ` + param + `::text))`
+	c := `replace(` + calls + `, '\u0000', '\ufffd')::jsonb`
+	return `jsonb_typeof(` + c + `) = 'array' AND ` + c + ` @> jsonb_build_array(jsonb_build_object('id', ` + param + `::text))`
 }
