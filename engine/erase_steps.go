@@ -13,7 +13,6 @@ import (
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
-	"github.com/mnemo-go/mnemo/tools"
 	"github.com/mnemo-go/mnemo/working"
 )
 
@@ -192,23 +191,17 @@ func (er *erasure) invalidateObservations(ctx context.Context, tx *store.Tx) err
 
 // forgetRecalled deletes the recorded results of recallObservations calls
 // that returned an observation or reflection invalidateObservations
-// invalidated (journal.ForgetToolResults), under any run and thread of
-// the touched resources: handled again, such a call searches anew instead
-// of answering the erased text from its memo. An erased resource's go
-// with its threads (deleteThreads).
+// invalidated (journal.ForgetToolResults: by the ids the schema linked to
+// each result as it was recorded), under any run and thread of the
+// touched resources: handled again, such a call searches anew instead of
+// answering the erased text from its memo. An erased resource's go with
+// its threads (deleteThreads).
 func (er *erasure) forgetRecalled(ctx context.Context, tx *store.Tx) error {
 	if len(er.res.Invalidated) == 0 || er.kind == eraseResource {
 		return nil
 	}
-	inv := make(map[string]bool, len(er.res.Invalidated))
-	for _, id := range er.res.Invalidated {
-		inv[id] = true
-	}
-	held := func(result []byte) bool {
-		return slices.ContainsFunc(tools.RecalledObservationIDs(result), func(id string) bool { return inv[id] })
-	}
 	for _, r := range er.resources {
-		if _, err := journal.ForgetToolResults(ctx, tx, r, held); err != nil {
+		if _, err := journal.ForgetToolResults(ctx, tx, r, er.res.Invalidated); err != nil {
 			return fmt.Errorf("engine: %w", err)
 		}
 	}

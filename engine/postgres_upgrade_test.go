@@ -61,12 +61,17 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	e.Close()
 	// Version 9: migrations 10 and 11 only add journal_tool_key_bytes and
 	// journal_memo_key_bytes, 12 drops dispatches.result_digest, 13 adds
-	// journal_by_thread_resource.
+	// journal_by_thread_resource, 14 journal_tool_obs with its trigger and
+	// functions.
+	pgtest.Exec(t, dsn, `DROP TRIGGER journal_tool_obs_insert ON journal`)
+	pgtest.Exec(t, dsn, `DROP TABLE journal_tool_obs`)
+	pgtest.Exec(t, dsn, `DROP FUNCTION journal_tool_obs_link()`)
+	pgtest.Exec(t, dsn, `DROP FUNCTION recalled_obs_ids(bytea)`)
 	pgtest.Exec(t, dsn, `DROP INDEX journal_tool_key_bytes`)
 	pgtest.Exec(t, dsn, `DROP INDEX journal_memo_key_bytes`)
 	pgtest.Exec(t, dsn, `DROP INDEX journal_by_thread_resource`)
 	pgtest.Exec(t, dsn, `ALTER TABLE dispatches ADD COLUMN result_digest TEXT NOT NULL DEFAULT ''`)
-	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13)`)
+	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14)`)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

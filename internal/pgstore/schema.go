@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 13
+const SchemaVersion = 14
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -460,6 +460,57 @@ ALTER TABLE dispatches DROP COLUMN result_digest;
 	// a stored thread's id by two seeks of it per stored thread.
 	`
 CREATE INDEX journal_by_thread_resource ON journal(thread_id, resource_id) WHERE scope = 'memctx';
+`,
+	// 14: the observations a recorded tool result returned
+	// (internal/store's migration 16): journal_tool_obs links each
+	// observation id a recorded result's JSON lists (the "id" string of
+	// each object of its "observations" array) to the result's key, so an
+	// erasure finds the results holding an observation it invalidated by
+	// index instead of decoding every tool result of the resource in its
+	// transaction (10,000 results: 217 ms, 7.5x the erasure without
+	// them). The trigger writes the links with the result; the foreign
+	// key deletes them with it. recalled_obs_ids reads the ids of one
+	// output: none when it is not UTF-8 JSON of that shape (a tool result
+	// is any bytes; a cast that fails must not fail the insert).
+	// Existing results are linked here.
+	`
+CREATE TABLE journal_tool_obs (
+	obs_id TEXT NOT NULL,
+	scope  TEXT NOT NULL CHECK (scope = 'tool'),
+	key    TEXT NOT NULL,
+	PRIMARY KEY (obs_id, scope, key),
+	FOREIGN KEY (scope, key) REFERENCES journal(scope, key) ON DELETE CASCADE
+);
+CREATE INDEX journal_tool_obs_by_key ON journal_tool_obs(scope, key);
+CREATE FUNCTION recalled_obs_ids(output bytea) RETURNS SETOF text LANGUAGE plpgsql IMMUTABLE STRICT AS $fn$
+DECLARE
+	doc jsonb;
+BEGIN
+	BEGIN
+		doc := convert_from(output, 'UTF8')::jsonb;
+	EXCEPTION WHEN others THEN
+		RETURN;
+	END;
+	IF jsonb_typeof(doc) <> 'object' OR jsonb_typeof(doc -> 'observations') IS DISTINCT FROM 'array' THEN
+		RETURN;
+	END IF;
+	RETURN QUERY SELECT DISTINCT e ->> 'id' FROM jsonb_array_elements(doc -> 'observations') e
+		WHERE jsonb_typeof(e) = 'object' AND jsonb_typeof(e -> 'id') = 'string';
+END $fn$;
+CREATE FUNCTION journal_tool_obs_link() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+	INSERT INTO journal_tool_obs (obs_id, scope, key)
+		SELECT id, NEW.scope, NEW.key FROM recalled_obs_ids(NEW.output) id
+		ON CONFLICT DO NOTHING;
+	RETURN NULL;
+END $fn$;
+CREATE TRIGGER journal_tool_obs_insert AFTER INSERT ON journal FOR EACH ROW
+	WHEN (NEW.scope = 'tool' AND position('"observations"'::bytea IN NEW.output) > 0)
+	EXECUTE FUNCTION journal_tool_obs_link();
+INSERT INTO journal_tool_obs (obs_id, scope, key)
+	SELECT id, j.scope, j.key FROM journal j, recalled_obs_ids(j.output) id
+	WHERE j.scope = 'tool' AND position('"observations"'::bytea IN j.output) > 0
+	ON CONFLICT DO NOTHING;
 `,
 }
 

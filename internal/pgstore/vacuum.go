@@ -15,7 +15,7 @@ var ErasedTables = []string{
 	"threads", "messages", "message_blobs", "outbox", "embeddings",
 	"lexical_docs", "lexical_stats", "lexical_df",
 	"working_memory", "working_memory_history", "observations",
-	"journal", "runs", "dispatches",
+	"journal", "journal_tool_obs", "runs", "dispatches",
 }
 
 // VacuumedTable is what Vacuum did to one table: its size on disk, table,

@@ -16,7 +16,8 @@ type Report struct {
 	// SourceVersion is the damaged database's schema version; the new one
 	// was written at it, then migrated to store.SchemaVersion.
 	SourceVersion int `json:"sourceVersion"`
-	// Tables has one entry per table of the schema, by name.
+	// Tables has one entry per table of the schema, by name, but those
+	// the schema derives itself (derived: not copied).
 	Tables []Table `json:"tables"`
 	// ThreadsRebuilt counts the threads whose row was lost but some
 	// messages were not: the row is written again from them (resource,
@@ -165,6 +166,9 @@ func copyAt(ctx context.Context, sdb *sql.DB, dst string, version int, rep *Repo
 	}
 	defer tx.Rollback()
 	for _, t := range tables {
+		if derived[t.name] {
+			continue
+		}
 		res, err := copyTable(ctx, sdb, tx, t, pages) // read.go
 		if err != nil {
 			return err
@@ -176,6 +180,16 @@ func copyAt(ctx context.Context, sdb *sql.DB, dst string, version int, rep *Repo
 	}
 	return nil
 }
+
+// derived are the tables the schema writes itself from the rows of
+// another, which are not copied: journal_tool_obs, the observation ids
+// each recorded tool result lists, is written by a trigger as each
+// journal row is copied (a source at schema 16 or later) or by the
+// migration to 16 (an older one), so it holds exactly the links of the
+// results kept: a copied link could name a result lost, and one lost
+// with its page would leave a kept result that an erasure of its
+// observation no longer finds.
+var derived = map[string]bool{"journal_tool_obs": true}
 
 // pageCount is the damaged file's page count (0 when its header cannot
 // say), which bounds the search for readable rows past a damaged end.

@@ -178,3 +178,46 @@ INSERT INTO working_memory_history (scope, version, content, updated_at, resourc
 		t.Fatalf("history modes %v, want %s", got, want)
 	}
 }
+
+// TestMigrateRecalledLinks: migration 16 links the tool results recorded
+// before it to the observation ids each lists (the "id" of each object
+// of its "observations" array, stored as a blob or as text), none for a
+// result that is not such JSON or for another scope's record; the trigger
+// links a result recorded after it, and a deleted result's links go with
+// it (the foreign key), so an erasure finds every result of an
+// invalidated observation by its links (journal.ForgetToolResults).
+func TestMigrateRecalledLinks(t *testing.T) {
+	path := openAt(t, 15, `
+INSERT INTO journal (scope, key, resource_id, output, created_at) VALUES
+	('tool', 'k-blob', 'r', CAST('{"ok":true,"observations":[{"id":"A","text":"x"},{"id":"B","text":"y"}]}' AS BLOB), 0),
+	('tool', 'k-text', 'r', '{"ok":true,"observations":[{"id":"B"}]}', 0),
+	('tool', 'k-bad', 'r', CAST('{"observations":[{"id":"A"}' AS BLOB), 0),
+	('tool', 'k-other', 'r', CAST('{"text":"observations A"}' AS BLOB), 0),
+	('tool', 'k-binary', 'r', x'ff7b226f62736572766174696f6e73223a5b7b226964223a2241227d5d7d', 0),
+	('memo', 'k-memo', '', CAST('{"observations":[{"id":"A"}]}' AS BLOB), 0)`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	links := func() string {
+		t.Helper()
+		var s sql.NullString
+		if err := db.QueryRow(`SELECT group_concat(key || ':' || obs_id, ' ') FROM (SELECT key, obs_id FROM journal_tool_obs ORDER BY key, obs_id)`).Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		return s.String
+	}
+	if got, want := links(), "k-blob:A k-blob:B k-text:B"; got != want {
+		t.Fatalf("links after the migration: %q, want %q", got, want)
+	}
+	if _, err := db.Exec(`INSERT INTO journal (scope, key, resource_id, output, created_at) VALUES ('tool', 'k-new', 'r', CAST('{"observations":[{"id":"C"}]}' AS BLOB), 0)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`DELETE FROM journal WHERE key IN ('k-blob', 'k-text')`); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := links(), "k-new:C"; got != want {
+		t.Fatalf("links after a result recorded and two deleted: %q, want %q", got, want)
+	}
+}

@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 15
+const SchemaVersion = 16
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -18,6 +18,7 @@ const SchemaVersion = 15
 //	observations               package observe
 //	dispatches                 package journal (the dispatch journal, journal/dispatch.go)
 //	journal, runs              package journal (memoized steps, tool applications, memctx records; run owners)
+//	journal_tool_obs           derived from journal by the trigger of migration 16 (deleted with its journal row)
 //
 // Times are Unix milliseconds (UTC). JSON columns hold compact JSON text.
 var migrations = []string{
@@ -358,6 +359,48 @@ ALTER TABLE dispatches DROP COLUMN result_digest;
 	// thread's records. Partial: only memctx records are looked up so.
 	`
 CREATE INDEX journal_by_thread_resource ON journal(thread_id, resource_id) WHERE scope = 'memctx';
+`,
+	// 16: the observations a recorded tool result returned. An erasure
+	// that invalidates observations deletes the recorded results of the
+	// recallObservations calls that returned one (journal.ForgetToolResults);
+	// it read and decoded every tool result of the resource inside its
+	// transaction, under the write gate (10,000 results: 686 ms, 19x the
+	// erasure without them; BENCHMARKS.md). journal_tool_obs links each
+	// observation id a recorded result's JSON lists (the "id" of each
+	// object of its "observations" array, tools.RecalledObservationIDs'
+	// shape) to the result's key, so the erasure finds them by index.
+	// The trigger writes the links in the statement that records the
+	// result, whoever inserts it (the journal, a salvage's copy); the
+	// foreign key deletes them with it (erasure, expiry, pruning). A
+	// result that is not such JSON links nothing. Existing results are
+	// linked here. The output is read as text: SQLite reads a blob given
+	// to a JSON function as its binary JSONB.
+	`
+CREATE TABLE journal_tool_obs (
+	obs_id TEXT NOT NULL,
+	scope  TEXT NOT NULL CHECK (scope = 'tool'),
+	key    TEXT NOT NULL,
+	PRIMARY KEY (obs_id, scope, key),
+	FOREIGN KEY (scope, key) REFERENCES journal(scope, key) ON DELETE CASCADE
+);
+CREATE INDEX journal_tool_obs_by_key ON journal_tool_obs(scope, key);
+CREATE TRIGGER journal_tool_obs_insert AFTER INSERT ON journal
+WHEN NEW.scope = 'tool' AND instr(NEW.output, CAST('"observations"' AS BLOB)) > 0
+BEGIN
+	INSERT OR IGNORE INTO journal_tool_obs (obs_id, scope, key)
+	SELECT json_extract(o.value, '$.id'), NEW.scope, NEW.key
+	FROM json_each(CASE WHEN json_valid(CAST(NEW.output AS TEXT))
+		AND json_type(CAST(NEW.output AS TEXT), '$.observations') = 'array'
+		THEN CAST(NEW.output AS TEXT) ELSE '{"observations":[]}' END, '$.observations') o
+	WHERE o.type = 'object' AND json_type(o.value, '$.id') = 'text';
+END;
+INSERT OR IGNORE INTO journal_tool_obs (obs_id, scope, key)
+	SELECT json_extract(o.value, '$.id'), j.scope, j.key
+	FROM journal j, json_each(CASE WHEN json_valid(CAST(j.output AS TEXT))
+		AND json_type(CAST(j.output AS TEXT), '$.observations') = 'array'
+		THEN CAST(j.output AS TEXT) ELSE '{"observations":[]}' END, '$.observations') o
+	WHERE j.scope = 'tool' AND instr(j.output, CAST('"observations"' AS BLOB)) > 0
+	  AND o.type = 'object' AND json_type(o.value, '$.id') = 'text';
 `,
 }
 
