@@ -101,3 +101,47 @@ func TestPostgresCheckFullDigests(t *testing.T) {
 		t.Fatalf("check of a database whose counters disagree: exit %d\n%s%s", code, stdout, stderr)
 	}
 }
+
+// TestPostgresHintPastes: the command a message tells the user to run
+// works when pasted, on Postgres whose URL has a password, given by --db
+// or $MNEMO_DB: it names the database as --db "$MNEMO_DB", which the
+// shell reading it (MNEMO_DB set) gives as the URL, password and all; it
+// printed the URL with xxxxx for the password, which failed to connect
+// (readme61 LOW 3). With MNEMO_DB unset the pasted command is refused
+// saying to set it. The test server trusts its clients, so any password
+// connects; none is printed. It skips without MNEMO_TEST_POSTGRES.
+func TestPostgresHintPastes(t *testing.T) {
+	base := pgtest.DSN(t)
+	dsn := strings.Replace(base, "postgres://postgres@", "postgres://postgres:s3cret-pw@", 1)
+	if dsn == base {
+		t.Skipf("the test DSN %q is not postgres://postgres@…: cannot add a password", base)
+	}
+	t.Chdir(t.TempDir())
+	env := map[string]string{"MNEMO_DB": dsn}
+	if code, stdout, stderr := run(t, env, "ingest", writeJSONL(t, 150, func(int) string { return "" })); code != 0 {
+		t.Fatalf("ingest: exit %d\n%s%s", code, stdout, stderr)
+	}
+	for i, c := range []struct {
+		env  map[string]string
+		args []string
+	}{
+		{env, []string{"delete", "--thread", "t1", "--yes"}},
+		{nil, []string{"--db", dsn, "delete", "--thread", "t2", "--yes"}},
+	} {
+		code, stdout, stderr := run(t, c.env, c.args...)
+		want := `to vacuum them now, run: mnemo --db "$MNEMO_DB" vacuum` + "\n"
+		if code != 0 || !strings.Contains(stdout, want) || strings.Contains(stdout+stderr, "s3cret-pw") {
+			t.Fatalf("delete %d: exit %d\n%s%s\nwant %q and no password", i, code, stdout, stderr, want)
+		}
+		t.Setenv("MNEMO_DB", dsn) // the shell the user pastes into
+		words := suggestedWords(t, stdout)
+		if code, out, errOut := run(t, nil, words[1:]...); code != 0 {
+			t.Errorf("pasted %q: exit %d\n%s%s", words, code, out, errOut)
+		}
+		t.Setenv("MNEMO_DB", "")
+		words = suggestedWords(t, stdout)
+		if code, _, errOut := run(t, nil, words[1:]...); code != 2 || !strings.Contains(errOut, `needs MNEMO_DB set to the database's URL`) {
+			t.Errorf("pasted %q with MNEMO_DB unset: exit %d %s; want 2 saying to set MNEMO_DB", words, code, errOut)
+		}
+	}
+}

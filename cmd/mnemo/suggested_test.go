@@ -169,14 +169,21 @@ func TestSuggestedCommandsAsGiven(t *testing.T) {
 	if got, want := suggestedWords(t, stdout+stderr), []string{"mnemo", "salvage"}; !slices.Equal(got, want) {
 		t.Errorf("check of a half-swapped default directory suggests %q, want %q\n%s%s", got, want, stdout, stderr)
 	}
-	// Postgres, chosen by --db or $MNEMO_DB (no database is opened).
+	// Postgres, chosen by --db or $MNEMO_DB (no database is opened): a
+	// URL with a password is named as "$MNEMO_DB", which the shell that
+	// reads the pasted line (MNEMO_DB set) gives as the URL; one without
+	// as itself (readme61 LOW 3: the URL with xxxxx for the password).
 	const dsn = "postgres://ann:s3cret@db.example:5432/mem"
+	const nopw = "postgres://ann@db.example:5432/mem?sslmode=disable"
+	t.Setenv("MNEMO_DB", dsn)
 	for _, c := range []struct {
 		name, dbFlag, envDB string
 		want                []string
 	}{
-		{"--db", dsn, "", []string{"mnemo", "--db", "postgres://ann:xxxxx@db.example:5432/mem", "vacuum"}},
-		{"$MNEMO_DB", "", dsn, []string{"mnemo", "--db", "postgres://ann:xxxxx@db.example:5432/mem", "vacuum"}},
+		{"--db", dsn, "", []string{"mnemo", "--db", dsn, "vacuum"}},
+		{"$MNEMO_DB", "", dsn, []string{"mnemo", "--db", dsn, "vacuum"}},
+		{"--db without a password", nopw, "", []string{"mnemo", "--db", nopw, "vacuum"}},
+		{"$MNEMO_DB without a password", "", nopw, []string{"mnemo", "--db", nopw, "vacuum"}},
 	} {
 		tg, err := chooseTarget("", c.dbFlag, func(k string) string {
 			if k == "MNEMO_DB" {
@@ -187,8 +194,9 @@ func TestSuggestedCommandsAsGiven(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := suggestedWords(t, "run: "+tg.mnemo("vacuum")); !slices.Equal(got, c.want) {
-			t.Errorf("%s: suggests %q, want %q", c.name, got, c.want)
+		line := tg.mnemo("vacuum")
+		if got := suggestedWords(t, "run: "+line); !slices.Equal(got, c.want) || strings.Contains(line, "s3cret") {
+			t.Errorf("%s: suggests %q, read by sh as %q, want %q and no password", c.name, line, got, c.want)
 		}
 	}
 }

@@ -49,7 +49,7 @@ func emptyTargetFlag(fs *flag.FlagSet) error {
 		case f.Name == "dir":
 			err = targetErrorf("--dir is empty: give a directory or leave the flag out (then $MNEMO_DIR, else %s)", engine.DefaultDir)
 		case f.Name == "db":
-			err = targetErrorf("--db is empty: give a postgres:// URL or leave the flag out (then $MNEMO_DB, else a data directory)")
+			err = targetErrorf("--db is empty: give a postgres:// URL or leave the flag out (then $MNEMO_DB, else a data directory); a command mnemo printed with %s needs MNEMO_DB set to the database's URL (mnemo prints no password)", dbFromEnv)
 		}
 	})
 	return err
@@ -172,14 +172,25 @@ func (t target) String() string {
 }
 
 // flag is the global flag that names t in a command to run: --dir DIR
-// (quoted for a shell when needed), or --db with the redacted DSN (the
-// password is left for the reader to put back).
+// (quoted for a shell when needed), --db with the DSN when it has no
+// password, else --db "$MNEMO_DB": no message prints a password, and the
+// redacted DSN it printed (xxxxx for the password) failed when pasted
+// (readme61 LOW 3). Pasted where MNEMO_DB holds the URL (the usual way to
+// give one with a password) it runs as printed; where it is unset, the
+// empty --db is refused saying to set it (emptyTargetFlag).
 func (t target) flag() string {
+	if t.dsn != "" && dsnPassword(t.dsn) != "" {
+		return dbFromEnv
+	}
 	if t.dsn != "" {
-		return "--db " + shellWord(redactDSN(t.dsn))
+		return "--db " + shellWord(t.dsn)
 	}
 	return "--dir " + shellWord(t.dir)
 }
+
+// dbFromEnv is the --db flag of a printed command whose DSN has a
+// password (target.flag).
+const dbFromEnv = `--db "$MNEMO_DB"`
 
 // mnemo is the command to run on t, to be pasted as printed: "mnemo",
 // the flag naming t (flag: --dir D or --db URL, also when $MNEMO_DIR or
