@@ -2,6 +2,7 @@ package observe
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -128,10 +129,7 @@ func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) 
 	for attempt := 1; ; attempt++ {
 		resp, err := m.client.CreateChatCompletion(ctx, creq)
 		if err == nil {
-			if len(resp.Choices) == 0 {
-				return "", nil
-			}
-			return resp.Choices[0].Message.Content, nil
+			return answerText(resp, req.MaxTokens)
 		}
 		last = err
 		if ctx.Err() != nil {
@@ -150,6 +148,31 @@ func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) 
 		}
 		delay = min(delay*2, MaxBackoff)
 	}
+}
+
+// answerText is the text of a chat completion's first choice, or the
+// error that says why there is none: no choice or a content filter
+// (ErrEmptyAnswer), tool calls instead of text, or text cut at max_tokens
+// (finish reason "length") that is not whole JSON (ErrMalformedAnswer).
+// Each said only "empty answer" or "unexpected EOF" before, and the
+// range is tried again at the next observation, so the error is the one
+// place that tells an operator what to change.
+func answerText(resp openai.ChatCompletionResponse, maxTokens int) (string, error) {
+	if len(resp.Choices) == 0 {
+		return "", fmt.Errorf("%w: the endpoint's answer holds no choice", ErrEmptyAnswer)
+	}
+	c := resp.Choices[0]
+	switch {
+	case c.Message.Content == "" && len(c.Message.ToolCalls) > 0:
+		return "", fmt.Errorf("%w: the model answered with %d tool call(s) (the first: %q) instead of the JSON text asked for; the observer offers no tools, so the endpoint or its chat template added them: use a model or endpoint that answers in text",
+			ErrMalformedAnswer, len(c.Message.ToolCalls), c.Message.ToolCalls[0].Function.Name)
+	case c.FinishReason == openai.FinishReasonContentFilter && c.Message.Content == "":
+		return "", fmt.Errorf("%w: the endpoint's content filter withheld the answer (finish_reason content_filter)", ErrEmptyAnswer)
+	case c.FinishReason == openai.FinishReasonLength && !json.Valid([]byte(unfence(c.Message.Content))):
+		return "", fmt.Errorf("%w: the answer was cut at max_tokens (%d tokens asked, Config.MaxAnswerTokens) before its JSON ended (finish_reason length): lower the chunk (observe.chunkTokens in mnemo.json) so that it needs a shorter answer",
+			ErrMalformedAnswer, maxTokens)
+	}
+	return c.Message.Content, nil
 }
 
 // cutShort is Complete's error when ctx ended: it wraps ErrModel, the

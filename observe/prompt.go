@@ -228,6 +228,18 @@ type Answer struct {
 	Split int `json:"split,omitempty"`
 }
 
+// unfence is raw trimmed, without the ``` fence (``` or ```json) a model
+// may write around its JSON.
+func unfence(raw string) string {
+	s := strings.TrimSpace(raw)
+	if strings.HasPrefix(s, "```") {
+		s = strings.TrimPrefix(s, "```json")
+		s = strings.TrimPrefix(s, "```")
+		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
+	}
+	return s
+}
+
 // parseAnswer decodes the model's raw answer: one JSON object with a list
 // under field (optionally in a ``` fence), and nothing after it but
 // whitespace. An item's text is one line, its runs of white space and
@@ -241,14 +253,9 @@ type Answer struct {
 // whose every item was dropped is ErrEmptyAnswer; anything else not of the
 // shape is ErrMalformedAnswer.
 func parseAnswer(raw, field string) ([]Item, error) {
-	s := strings.TrimSpace(raw)
+	s := unfence(raw)
 	if s == "" {
 		return nil, ErrEmptyAnswer
-	}
-	if strings.HasPrefix(s, "```") {
-		s = strings.TrimPrefix(s, "```json")
-		s = strings.TrimPrefix(s, "```")
-		s = strings.TrimSuffix(strings.TrimSpace(s), "```")
 	}
 	var obj map[string]json.RawMessage
 	src := strings.NewReader(s)
