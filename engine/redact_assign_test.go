@@ -152,6 +152,11 @@ func TestRedactStopsAtEscapedLineBreak(t *testing.T) {
 		{"continued-query-parameters-kept", "?filter=api_key:sk9abcdef&from=1\n  continued", "?filter=api_key:" + m + "&from=1\n  continued"},
 		{"continued-code-call-kept", "if token: pass\n    foo()", "if token: " + m + "\n    foo()"},
 		{"continued-code-call-semicolon-kept", "password: abcdefgh\n    self.check(x);", "password: " + m + "\n    self.check(x);"},
+		// red62: a secret shaped like a call (a digit in its name or
+		// arguments) is no code, and goes with the value (red60 kept it).
+		{"continued-call-shaped-secret", "password: ab\n  Xy7(q)", "password: " + m},
+		{"continued-call-shaped-secret-semicolon", "token: a\n    P4ss(w0rd);\nuser: bob", "token: " + m + "\nuser: bob"},
+		{"continued-call-shaped-secret-escaped", `log: "password: ab\n  hunter2(x)\nuser: bob"`, `log: "password: ` + m + `\nuser: bob"`},
 		{"short-before-crlf-end-kept", `{"v":"DB_PASSWORD=Xy\r\n"}`, `{"v":"DB_PASSWORD=Xy\r\n"}`},
 		// rev53: the run after the break started at its first escaped
 		// break only, and a blank line before the value kept it.

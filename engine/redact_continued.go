@@ -42,8 +42,14 @@ var continuedGroups = [2]int{continuedValue.SubexpIndex("value"), continuedValue
 var breaksToLF = strings.NewReplacer("\r\n", "\n", "\r", "\n").Replace
 
 // codeCall is a line of code that calls a function (foo(), self.x(a);):
-// a name, its arguments in parentheses, a ';', ':' or ',' after them.
-var codeCall = regexp.MustCompile(`^[A-Za-z_$][\w.$]*\(.*\)[;:,]?$`)
+// a name, its arguments in parentheses, a ';', ':' or ',' after them,
+// and no digit in any of them. A generated secret holds digits (a run of
+// 16 random letters and digits holds none one time in 17), and one that
+// looks like a call (hunter2(x), P4ss(w0rd);) is a secret's shape: red60's
+// codeCall took any name and arguments, and password: ab\n  Xy7(q) was
+// stored in clear (red62). A call with a digit (sleep(5)) goes with the
+// value, as before red60.
+var codeCall = regexp.MustCompile(`^[A-Za-z_$][A-Za-z_.$]*\([^0-9]*\)[;:,]?$`)
 
 // continuesValue reports whether the lines of match m of s (group more of
 // continued-value's) continue its value: each is one word (words are

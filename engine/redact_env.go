@@ -26,8 +26,8 @@ var yamlEnvKey = regexp.MustCompile(`^["']?(name|value)["']?[ \t]*:`)
 // name or value key at column c: keys at c, lines indented more (a key's
 // own lines, a block scalar that may hold "value: x"), blank and comment
 // lines. It ends at a line indented less (the next entry's dash, the
-// parent's next key), a line at c holding no colon (prose) or a second name
-// or value key at c. Before (red58), a regular expression took a name and
+// parent's next key), a line at c that is no key (envOtherKey: prose,
+// with a colon or not) or a second name or value key at c. Before (red58), a regular expression took a name and
 // the value key right after it, or a value and the name with no other
 // value key between: - name: DB_PASSWORD\n  valueFrom: x\n  value:
 // hunter2 and a block value holding "value:" (- value: |\n    value:
@@ -87,6 +87,14 @@ func envKeyAt(line string) (int, string) {
 	return c, m[1]
 }
 
+// envOtherKey is a key of an env entry other than name and value, at its
+// column (valueFrom:, "foo": bar): a YAML plain key of word characters,
+// '.' and '-', or a quoted one, then a colon and a blank or the line's
+// end. Before (red62), any line holding a colon continued the entry, and
+// prose with a colon between name: API_TOKEN and a later value: (The team
+// says: rotate it) let that value, words, be replaced.
+var envOtherKey = regexp.MustCompile(`^(?:[\w.-]+|"[^"\r\n]*"|'[^'\r\n]*')[ \t]*:(?:[ \t]|\r?\n|$)`)
+
 // envEntry reads the env entry whose first name or value key is lines[i],
 // at column c: it returns the index of the line after the entry and of
 // its value key's line when its name (at c) ends in a credential name
@@ -105,10 +113,10 @@ func envEntry(lines []string, i, c int) (end, value int) {
 		if end > i && indentOf(l) > c {
 			continue
 		}
-		_, key := envKeyAt(l)
+		col, key := envKeyAt(l)
 		if key == "" {
-			if t := strings.TrimSpace(l); t[0] != '#' && !strings.Contains(t, ":") {
-				break // no key of the entry's mapping: prose
+			if t := strings.TrimSpace(l); t[0] != '#' && !envOtherKey.MatchString(l[col:]) {
+				break // no key of the entry's mapping: prose (The team says: rotate it)
 			}
 			continue
 		}

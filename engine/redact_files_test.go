@@ -215,6 +215,15 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 		{"name-first-next-entry-kept", "- name: DB_PASSWORD\n  valueFrom: x\n- name: HOST\n  value: db.example\n", "- name: DB_PASSWORD\n  valueFrom: x\n- name: HOST\n  value: db.example\n"},
 		{"name-first-parent-key-kept", "  - name: DB_PASSWORD\n    valueFrom: x\n  value: plain words\n", "  - name: DB_PASSWORD\n    valueFrom: x\n  value: plain words\n"},
 		{"name-first-prose-between-kept", "name: DB_PASSWORD\nthe form below\nvalue: Click here\n", "name: DB_PASSWORD\nthe form below\nvalue: Click here\n"},
+		// red62: prose holding a colon between the name and a value key
+		// ends the entry, as prose without one did; a key, quoted or
+		// not, does not.
+		{"name-first-prose-colon-between-kept", "name: API_TOKEN\nThe team says: rotate it weekly\nvalue: see the runbook\n",
+			"name: API_TOKEN\nThe team says: rotate it weekly\nvalue: see the runbook\n"},
+		{"value-first-prose-colon-between-kept", "- value: see the runbook\n  Why: because\n  it is late: yes\n  name: API_TOKEN\n",
+			"- value: see the runbook\n  Why: because\n  it is late: yes\n  name: API_TOKEN\n"},
+		{"name-first-url-between-kept", "name: API_TOKEN\nhttps://example.com/docs\nvalue: see the docs\n", "name: API_TOKEN\nhttps://example.com/docs\nvalue: see the docs\n"},
+		{"name-first-quoted-key-between", "- name: DB_PASSWORD\n  \"valueFrom\": x\n  empty:\n  value: hunter2secret", "- name: DB_PASSWORD\n  \"valueFrom\": x\n  empty:\n  value: " + m},
 		{"name-first-second-name-kept", "name: DB_PASSWORD\nfoo: 1\nname: HOST\nvalue: db.example\n", "name: DB_PASSWORD\nfoo: 1\nname: HOST\nvalue: db.example\n"},
 	})
 }
