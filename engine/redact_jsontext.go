@@ -60,7 +60,7 @@ type docWalk struct {
 	last int
 	// under holds the keys whose value, an array or an object, the walk
 	// is inside and that hold a rule's trigger, innermost last: each
-	// string and number inside is also tried after that key, so a
+	// string and number inside is also tried after each of them, so a
 	// credential the key names stays redacted in a list or an object
 	// ({"password": ["…"]}, an http.Header's {"X-Api-Key": ["…"]}), as
 	// the text pass redacted it.
@@ -141,28 +141,31 @@ func (w *docWalk) namedBy(key string, i int) string {
 	return w.name
 }
 
-// outer returns the innermost key of w.under whose value holds index i,
-// dropping those whose value ended before it.
-func (w *docWalk) outer(i int) (string, bool) {
+// outer returns the keys of w.under whose value holds index i, innermost
+// last, dropping those whose value ended before it (the values nest, so
+// the rest all hold i). A string or number inside is tried after each:
+// before (red62), after the innermost only, and the default redactor and
+// the same rules with no triggers disagreed on {"Auth":{"":{"":"X000Ol00"}}}
+// (FuzzRedactPrefilter): without triggers the key "" is under too, and
+// shadowed "Auth", whose pair "Auth": "X000Ol00" the auth-field rule
+// replaces.
+func (w *docWalk) outer(i int) []underKey {
 	for len(w.under) > 0 && w.under[len(w.under)-1].end <= i {
 		w.under = w.under[:len(w.under)-1]
 	}
-	if len(w.under) == 0 {
-		return "", false
-	}
-	return w.under[len(w.under)-1].key, true
+	return w.under
 }
 
 // value redacts the string s[from:to] decoded, and after its key when
-// keyed (pairValue).
+// keyed (pairValue), and after each key of w.under it is inside.
 func (w *docWalk) value(from, to int, key string, keyed bool) {
 	v := decodeString(w.s[from:to])
 	red := w.r.redactText(v)
 	if keyed {
 		red = w.pairValue(key, red)
 	}
-	if k, ok := w.outer(from); ok {
-		red = w.pairValue(k, red)
+	for _, k := range w.outer(from) {
+		red = w.pairValue(k.key, red)
 	}
 	if name, ok := w.pairs[from]; ok {
 		red = w.pairValue(name, red)
@@ -207,8 +210,8 @@ func (w *docWalk) number(from, to int, key string, keyed bool) {
 	if !changed && keyed {
 		changed = w.keyedNumber(key, n)
 	}
-	if k, ok := w.outer(from); !changed && ok {
-		changed = w.keyedNumber(k, n)
+	for _, k := range w.outer(from) {
+		changed = changed || w.keyedNumber(k.key, n)
 	}
 	if changed {
 		w.put(from, to, `"`+RedactionMark+`"`)

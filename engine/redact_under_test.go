@@ -51,6 +51,13 @@ func TestRedactCredentialKeyContainer(t *testing.T) {
 		{"secrets-text", "secrets: hunter2hunter2", "secrets: [REDACTED]"},
 		{"api-key-spaced", `{"api key": "abcd1234efgh5678"}`, `{"api key": ` + m + `}`},
 		{"api-key-text", "api key: abcd1234efgh5678", "api key: [REDACTED]"},
+		// red62: a key holding a trigger inside (keys, tokens_issued) no
+		// longer hides the credential key outside it; the walk tries each
+		// (FuzzRedactPrefilter's 8ac0bcc88a0fa742: "Auth" under "").
+		{"inner-trigger-key", `{"password": {"keys": ["hunter2hunter2"], "tokens_issued": {"n": "abcd1234efgh5678"}}}`,
+			`{"password": {"keys": [` + m + `], "tokens_issued": {"n": ` + m + `}}}`},
+		{"inner-trigger-key-number", `{"secret": {"keys": [12345678]}}`, `{"secret": {"keys": [` + m + `]}}`},
+		{"inner-empty-keys", `{"Auth":{"":{"":"X000Ol00"}}}`, `{"Auth":{"":{"":` + m + `}}}`},
 		{"indented-plain", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}", "{\n  \"tags\": [\n    \"hunter2hunter2\"\n  ]\n}"},
 	}
 	r := engine.DefaultRedactor()
