@@ -39,6 +39,27 @@ const ghostThreadsWalk = `WITH RECURSIVE ids(id) AS (
 	UNION ALL SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM o CROSS JOIN journal j
 	WHERE j.scope = '` + ScopeMemCtx + `' AND j.thread_id = o.id AND j.resource_id > o.owner`
 
+// ghostPairsWalkPostgres is ghostThreadsWalk on Postgres: it walks the
+// memctx records' (thread id, resource) pairs, each the least above the one
+// before (a row comparison seeking journal_by_thread_resource), keeps
+// those that no stored thread of that id and resource holds (g), and reads
+// each kept pair's records by one seek of the same index: one seek a pair
+// and one a ghost pair, whatever the planner's statistics. The ranges of
+// ghostThreadsWalk were planned, once journal was analyzed (as autovacuum
+// does), as two hash joins reading every memctx record (1.2 s an Expire at
+// 200,000 runs: BENCHMARKS.md, pg62); OFFSET 0 keeps the last read a
+// nested loop of seeks, and scope is a literal so that a generic plan
+// still matches the partial index. It takes no arguments.
+const ghostPairsWalkPostgres = `WITH RECURSIVE p(t, r) AS (
+		(SELECT thread_id, resource_id FROM journal WHERE scope = '` + ScopeMemCtx + `' AND thread_id > ''
+			ORDER BY thread_id, resource_id LIMIT 1)
+		UNION ALL SELECT n.thread_id, n.resource_id FROM p CROSS JOIN LATERAL (SELECT thread_id, resource_id FROM journal
+			WHERE scope = '` + ScopeMemCtx + `' AND (thread_id, resource_id) > (p.t, p.r) ORDER BY thread_id, resource_id LIMIT 1) n),
+	g(t, r) AS MATERIALIZED (SELECT t, r FROM p
+		WHERE NOT EXISTS (SELECT 1 FROM threads WHERE threads.id = p.t AND threads.resource_id = p.r))
+	SELECT j.key, j.thread_id, j.resource_id, j.created_at FROM g CROSS JOIN LATERAL (SELECT key, thread_id, resource_id, created_at
+		FROM journal WHERE scope = '` + ScopeMemCtx + `' AND thread_id = g.t AND resource_id = g.r OFFSET 0) j`
+
 // GhostRun is a run recorded under a thread id that has no stored thread
 // of its resource: a LoadContext of a new conversation (its first turn
 // loads context before it appends), or one that ran just after the thread
@@ -74,7 +95,8 @@ type GhostRun struct {
 // journal_by_resource; with neither it walks the thread ids of the
 // memctx records (a seek from each to the next, one per thread id) and
 // reads the records of those with no stored thread, and of a stored
-// thread's id only the other resources' (ghostThreadsWalk).
+// thread's id only the other resources' (ghostThreadsWalk; on Postgres
+// it walks the ids' resources instead, ghostPairsWalkPostgres).
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
@@ -94,10 +116,14 @@ func GhostRuns(ctx context.Context, conn store.Conn, thread, resource string) ([
 	if resource != "" {
 		q += ` AND resource_id = ?3`
 	}
+	args := []any{ScopeMemCtx, thread, resource}
 	if thread == "" && resource == "" {
 		q = ghostThreadsWalk
+		if store.DialectOfConn(conn) == store.Postgres {
+			q, args = ghostPairsWalkPostgres, nil
+		}
 	}
-	rows, err := store.Bound(conn).QueryContext(ctx, q, ScopeMemCtx, thread, resource)
+	rows, err := store.Bound(conn).QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: runs without a thread: %w", err)
 	}
