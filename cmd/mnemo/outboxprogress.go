@@ -34,7 +34,7 @@ func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64
 	case total < progressFrom:
 		return fn()
 	case !isTerminal(m.Stderr):
-		return outboxLines(m.Stderr, total, what, progressLineEvery, pending, fn)
+		return outboxLines(m.Stderr, total, what, m.target().dsn == "", progressLineEvery, pending, fn)
 	}
 	bar := progressbar.NewOptions64(total, progressbar.OptionSetWriter(m.bar.writer(rawWriter(m.Stderr))), progressbar.OptionSetDescription(what),
 		progressbar.OptionShowCount(), progressbar.OptionShowIts(), progressbar.OptionSetItsString("msg"), progressbar.OptionThrottle(200*time.Millisecond))
@@ -55,13 +55,19 @@ func (m *Main) outboxProgress(ctx context.Context, e *engine.Engine, total int64
 
 // outboxLines runs fn as outboxProgress does, writing to w plain lines:
 // one before, "WHAT: N messages to index; the data directory is in use
-// until done (a line every 10s)", one each interval while rows are
+// until done (a line every 10s)" (inDir; on Postgres, which no command
+// holds, "WHAT: N messages to index (a line every 10s)"), one each
+// interval while rows are
 // pending, "WHAT: 4000 of 16673 messages indexed (23%)", and, when fn
 // succeeds, "WHAT: caught up, 16673 messages in 7m50s". A failed or
 // interrupted fn gets no last line: its error says what became of it.
-func outboxLines(w io.Writer, total int64, what string, interval time.Duration, pending func() (int64, bool), fn func() error) error {
+func outboxLines(w io.Writer, total int64, what string, inDir bool, interval time.Duration, pending func() (int64, bool), fn func() error) error {
 	start := time.Now()
-	fmt.Fprintf(w, "%s: %s to index; the data directory is in use until done (a line every %s)\n", what, count(total, "message"), interval)
+	held := ""
+	if inDir {
+		held = "; the data directory is in use until done"
+	}
+	fmt.Fprintf(w, "%s: %s to index%s (a line every %s)\n", what, count(total, "message"), held, interval)
 	stop := every(interval, func() {
 		if n, ok := pending(); ok && n > 0 {
 			done := max(total-n, 0)

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/pgstore/pgtest"
 )
 
 // TestOutboxLines: off a terminal the indexing says what it will do, how
@@ -24,7 +26,7 @@ func TestOutboxLines(t *testing.T) {
 		}
 		return 150, true
 	}
-	err := outboxLines(&out, 300, "indexing (lexical, vectors)", time.Millisecond, pending, func() error { <-polled; return nil })
+	err := outboxLines(&out, 300, "indexing (lexical, vectors)", true, time.Millisecond, pending, func() error { <-polled; return nil })
 	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
 	if err != nil || len(lines) < 4 ||
 		lines[0] != "indexing (lexical, vectors): 300 messages to index; the data directory is in use until done (a line every 1ms)" ||
@@ -34,7 +36,7 @@ func TestOutboxLines(t *testing.T) {
 	}
 	out.Reset()
 	boom := errors.New("disk gone")
-	if err := outboxLines(&out, 300, "indexing", time.Hour, pending, func() error { return boom }); err != boom || strings.Contains(out.String(), "caught up") {
+	if err := outboxLines(&out, 300, "indexing", true, time.Hour, pending, func() error { return boom }); err != boom || strings.Contains(out.String(), "caught up") {
 		t.Errorf("failed: %v\n%s", err, out.String())
 	}
 }
@@ -50,6 +52,22 @@ func TestReindexLinesOffTerminal(t *testing.T) {
 	code, _, stderr := run(t, nil, "--dir", dir, "reindex")
 	if code != 0 || !strings.HasPrefix(stderr, "reindexing (lexical, vectors): 300 messages to index; the data directory is in use until done (a line every 10s)\n") ||
 		!strings.Contains(stderr, "reindexing (lexical, vectors): caught up, 300 messages in ") {
+		t.Errorf("reindex: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestReindexLinesPostgres: on Postgres no command holds a data directory,
+// so the plain progress lines do not say one is in use (readme61: a
+// `--db` reindex or ingest said "the data directory is in use until
+// done"). It skips without MNEMO_TEST_POSTGRES.
+func TestReindexLinesPostgres(t *testing.T) {
+	env := map[string]string{"MNEMO_DB": pgtest.DSN(t)}
+	if code, _, stderr := run(t, env, "ingest", writeJSONL(t, 300, nil)); code != 0 {
+		t.Fatalf("ingest: %d %s", code, stderr)
+	}
+	code, _, stderr := run(t, env, "reindex")
+	if code != 0 || !strings.HasPrefix(stderr, "reindexing (lexical, vectors): 300 messages to index (a line every 10s)\n") ||
+		strings.Contains(stderr, "directory") {
 		t.Errorf("reindex: exit %d\n%s", code, stderr)
 	}
 }
