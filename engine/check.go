@@ -152,6 +152,7 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 	}
 	var dbProblems []string
 	var err error
+	full := opts.Full // the full database checks ran (here or in CheckFile)
 	if !opts.Prechecked {
 		if dbProblems, err = e.databaseCheck(ctx, opts.Full); err != nil {
 			return err
@@ -165,11 +166,11 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		// as a disagreement. The full checks (those of opts.Full: the
 		// integrity check and the digests) tell a damaged database, which
 		// reindex cannot repair, from indexes that are merely behind.
-		full, ferr := e.databaseCheck(ctx, true)
+		found, ferr := e.databaseCheck(ctx, true)
 		if ferr != nil {
 			return ferr
 		}
-		dbProblems = full
+		dbProblems, full = found, true
 	}
 	if err != nil {
 		if len(dbProblems) == 0 {
@@ -189,6 +190,9 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 		problems = append(problems, fmt.Sprintf("%s (%s): deleted; each resource's next load builds its shard from the database", failed, strings.Join(snaps, ", ")))
 	}
 	wal := keptWALFindings(e.dir) // wal_damage.go
+	if err := e.noteCheckedFile(ctx, full, len(dbProblems)); err != nil {
+		return err
+	}
 	if len(dbProblems) > 0 || len(problems) > 0 || len(wal) > 0 {
 		return &CheckError{Database: dbProblems, Problems: problems, Rebuilt: rebuilt, Snapshots: snaps, Reembedding: reembed, WAL: wal}
 	}

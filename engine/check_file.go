@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -75,6 +76,9 @@ func CheckFile(ctx context.Context, cfg Config, opts CheckOptions) error {
 	wal := keptWALFindings(dir) // wal_damage.go
 	if len(found) == 0 && len(wal) == 0 {
 		return nil
+	}
+	if len(found) > 0 { // recorded for the next process, as a read that meets a damaged page records it (check_damage_mark.go); best effort
+		_ = store.RecordDamage(path, time.Now(), checkFound(len(found)))
 	}
 	return &CheckError{Database: found, WAL: wal}
 }

@@ -20,8 +20,15 @@ import (
 // requeueDamaged is recall.Config.Damaged: it deletes the stored
 // embeddings of ids (found damaged by recall's load: the wrong length, or a
 // NaN or ±Inf value) and queues their messages for embedding. A failure is
-// logged: the next load reports them again.
+// logged: the next load reports them again. Once mnemo.db is found
+// damaged (damagedFile) it writes nothing, as no new data is stored into
+// it: recall skips the vectors meanwhile, and the open after a restore or
+// a salvage finds them again.
 func (e *Engine) requeueDamaged(ctx context.Context, resource string, ids []string) {
+	if err := e.damagedFile(); err != nil {
+		e.log.DebugContext(ctx, "damaged stored embeddings skipped, not re-embedded: the database file was found damaged", "resource", resource, "n", len(ids))
+		return
+	}
 	emb := e.embedder()
 	n, err := e.ms.RequeueDamaged(ctx, emb.ID(), ids, time.Now())
 	if err != nil {

@@ -154,6 +154,7 @@ func (e *Engine) observeConfig(model observe.Model) observe.Config {
 		Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, ReflectThreshold: c.ReflectThreshold,
 		RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout,
 		Now: e.now, Logger: e.log, Redact: e.redactor.Redact,
+		Writable: e.damagedFile, // stats.go: an observation begun before the damage was found is not stored
 	}
 }
 

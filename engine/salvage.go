@@ -199,6 +199,9 @@ func Salvage(ctx context.Context, cfg Config, opts SalvageOptions) (*SalvageRepo
 	if err == nil && swapped {
 		err = swapStep("rebuild") // salvage_swap.go: tests
 	}
+	if err == nil && rep.Sound {
+		err = forgetDamage(dir) // salvage_swap.go: the file was found sound
+	}
 	if err != nil || !swapped {
 		lock.release()
 		return rep, spaceError(dir, rep.Damaged, err) // salvage_space.go

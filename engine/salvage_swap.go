@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // The swap of a salvaged database cannot be one atomic step: mnemo.db and
@@ -63,6 +65,9 @@ func swapDatabase(dir, salvaged string, at time.Time) (kept, keptIndex string, e
 		return "", "", fmt.Errorf("engine: salvage: %w (the salvaged database is in place; run salvage again to finish)", err)
 	}
 	if err := swapStep("marker"); err != nil {
+		return "", "", err
+	}
+	if err := forgetDamage(dir); err != nil {
 		return "", "", err
 	}
 	return kept, keptIndex, removeMarker(dir)
@@ -161,6 +166,16 @@ func writeMarker(dir, kept string) error {
 	return nil
 }
 
+// forgetDamage removes the record of damage an earlier process left
+// beside dir's mnemo.db (store.DamageMarkSuffix): the file it was about
+// is kept aside, or was found sound, and the one in place is salvaged.
+func forgetDamage(dir string) error {
+	if _, err := store.RemoveDamageMark(filepath.Join(dir, DatabaseFile)); err != nil {
+		return fmt.Errorf("engine: salvage: %w", err)
+	}
+	return nil
+}
+
 func removeMarker(dir string) error {
 	if err := os.Remove(filepath.Join(dir, swapMarker)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("engine: salvage: %w", err)
@@ -214,6 +229,9 @@ func resumeSwap(dir string) (kept string, resumed bool, err error) {
 		return "", false, fmt.Errorf("engine: salvage: resume: the damaged original is not where %s says: %w", swapMarker, err)
 	}
 	if !os.SameFile(a, b) {
+		if err := forgetDamage(dir); err != nil {
+			return "", false, err
+		}
 		return kept, true, removeMarker(dir)
 	}
 	for _, suffix := range []string{"-wal", "-shm"} {

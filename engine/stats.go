@@ -75,11 +75,31 @@ func (e *Engine) Ping(ctx context.Context) error {
 
 // damagedFile returns ErrDatabaseCorrupt, naming the file, once SQLite has
 // reported a damaged page of mnemo.db to any of the engine's reads or
-// writes since Open; nil before, and on Postgres.
+// writes since Open, or from Open on when an earlier process left its
+// record of such damage beside the file (mnemo.db.damage-seen:
+// store.DamageMarked); nil before, and on Postgres.
 func (e *Engine) damagedFile() error {
-	if e.db == nil || !store.Damaged(e.db) {
+	if e.db == nil {
 		return nil
 	}
-	return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
-		ErrDatabaseCorrupt, filepath.Join(e.dir, DatabaseFile))
+	path := filepath.Join(e.dir, DatabaseFile)
+	if store.Damaged(e.db) {
+		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
+			ErrDatabaseCorrupt, path)
+	}
+	if m := store.DamageMarked(e.db); m != nil {
+		return fmt.Errorf("%w: %s was found damaged by an earlier process (%s), recorded in %s; nothing new is stored until the file is known sound: "+
+			"restore it from a backup or run mnemo salvage, or, if it was restored already, run mnemo check --full, which removes the record when it finds the file sound",
+			ErrDatabaseCorrupt, path, markWhat(m), m.Path)
+	}
+	return nil
+}
+
+// markWhat says what a record of damage holds: "at <UTC time>: <SQLite's
+// error>".
+func markWhat(m *store.DamageMark) string {
+	if m.Seen.IsZero() {
+		return m.Error
+	}
+	return "at " + m.Seen.UTC().Format(time.RFC3339) + ": " + m.Error
 }

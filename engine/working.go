@@ -78,7 +78,12 @@ func (e *Engine) openWorkingMemory(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("engine: working memory: %w", err)
 		}
-		if err := mem.SaveConfig(ctx, store.Bound(e.db)); err != nil { // on Postgres, checked as every write (store.WriteCheck)
+		if err := e.damagedFile(); err != nil {
+			// Not stored into a file found damaged (as no state is), and
+			// not Open's error: reads must go on. The open after a
+			// restore or a salvage stores it.
+			e.log.WarnContext(ctx, "engine: the working-memory configuration was not stored: the database file was found damaged", "err", err)
+		} else if err := mem.SaveConfig(ctx, store.Bound(e.db)); err != nil { // on Postgres, checked as every write (store.WriteCheck)
 			return fmt.Errorf("engine: %w", err)
 		}
 		e.wm.mem = mem

@@ -38,6 +38,9 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 			return nil, err
 		}
 		items, split := o.finishItems(ctx, items, &dropped, "observer", "thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq)
+		if err := o.writable(); err != nil {
+			return nil, err
+		}
 		return json.Marshal(Answer{Version: ObserverPromptVersion, Items: items, Dropped: dropped, Split: split})
 	})
 	if err != nil {
@@ -155,6 +158,9 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 	defer btx.Rollback()
 	tx := store.Bound(btx)
 	if err := lockThread(ctx, tx, obs.ThreadID); err != nil {
+		return err
+	}
+	if err := o.writable(); err != nil {
 		return err
 	}
 	existing, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations

@@ -75,6 +75,22 @@ type Config struct {
 	// (a model may restate a secret, and a custom Source may hand over
 	// unredacted turns). It must be deterministic. Nil keeps the text.
 	Redact func(text string) string
+	// Writable, when set, is asked before a model call's answer is
+	// recorded (journal.ScopeMemo) and in each transaction that would
+	// store an observation or a reflection, after its thread's lock: its
+	// error is returned, nothing recorded or stored (the engine's
+	// refusal of new data into a database file found damaged, which an
+	// observation in flight when it was found must meet too). Nil refuses
+	// nothing.
+	Writable func() error
+}
+
+// writable is Config.Writable's answer; nil when it is unset.
+func (o *Observer) writable() error {
+	if o.cfg.Writable == nil {
+		return nil
+	}
+	return o.cfg.Writable()
 }
 
 // Observer runs the observer and the reflector over the threads of one

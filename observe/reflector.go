@@ -70,7 +70,11 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	}
 	key := reflectorKey(threadID, from, to, o.cfg.Model.ID(), ids)
 	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, key, func(ctx context.Context) ([]byte, error) {
-		return o.reflectAnswer(ctx, threadID, from, to, live, byID)
+		b, err := o.reflectAnswer(ctx, threadID, from, to, live, byID)
+		if err == nil {
+			err = o.writable()
+		}
+		return b, err
 	})
 	if err != nil {
 		// A call its context cancelled (an erasure of the thread, Close, a
@@ -196,6 +200,9 @@ func (o *Observer) storeReflection(ctx context.Context, r *Observation) error {
 	defer btx.Rollback()
 	tx := store.Bound(btx)
 	if err := lockThread(ctx, tx, r.ThreadID); err != nil {
+		return err
+	}
+	if err := o.writable(); err != nil {
 		return err
 	}
 	sources, _ := json.Marshal(r.Sources)

@@ -63,3 +63,47 @@ func TestDamagedRefusesNewData(t *testing.T) {
 	// Erasure still runs: it removes data.
 	h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/dmg-b", opsToken, nil, 200)
 }
+
+// TestDamageKnownToNextServer: a server started on a directory whose
+// damage an earlier process met (its record, mnemo.db.damage-seen, beside
+// mnemo.db) answers /healthz and an append on a sound thread with the
+// lasting 503 database-damaged from its first request, while a read of a
+// sound thread answers. Before, the refusal was the process's alone: the
+// next server took the append into the damaged file and was healthy until
+// a read of its own met the page.
+func TestDamageKnownToNextServer(t *testing.T) {
+	ctx := context.Background()
+	dir := damagedDir(t)
+	first, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := first.Messages(ctx, "dmg-a", 0, 0); !engine.IsDatabaseCorrupt(err) {
+		t.Fatalf("read of the damaged page: %v, want ErrDatabaseCorrupt", err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatalf("open of the damaged directory: %v", err)
+	}
+	t.Cleanup(func() { e.Close() })
+	h := newHarnessFor(t, true, server.Config{}, e)
+	for _, r := range []struct {
+		what string
+		r    response
+	}{
+		{"healthz", h.do("GET", "/healthz", "", nil)},
+		{"append", h.do("POST", "/v1/threads/dmg-b/messages", bobToken, map[string]any{"resourceId": "res-bob", "messages": []map[string]any{{"role": "user", "content": "one more"}}})},
+	} {
+		if r.r.status != http.StatusServiceUnavailable {
+			t.Errorf("%s in the next server: status %d, want 503; body %s", r.what, r.r.status, r.r.body)
+			continue
+		}
+		if p := r.r.problem(t); p.Type != server.ProblemTypeBase+"database-damaged" {
+			t.Errorf("%s in the next server: problem %+v, want database-damaged", r.what, p)
+		}
+	}
+	h.ok("GET", "/v1/threads/{thread}/messages", "/v1/threads/dmg-b/messages", bobToken, nil, 200)
+}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"modernc.org/sqlite"
 )
@@ -34,6 +35,13 @@ type damage struct {
 	path string     // the database file
 	wal  *WALDamage // what Open found in its write-ahead log (walguard.go)
 	seen atomic.Bool
+	// mark is the record of damage an earlier process left beside the
+	// file (damage_mark.go), read at Open; nil when there was none or it
+	// was cleared.
+	mark atomic.Pointer[DamageMark]
+	// recorded: note wrote the record (or tried to), once; not for
+	// SQLITE_NOTADB, which every open of the file meets anyway.
+	recorded atomic.Bool
 }
 
 // damages maps each *sql.DB that Open returned, until CloseDB, to its
@@ -41,10 +49,17 @@ type damage struct {
 var damages sync.Map
 
 // note records err when it reports damage, and returns it, matching
-// ErrDatabaseCorrupt then (its text unchanged).
+// ErrDatabaseCorrupt then (its text unchanged). The first damaged page
+// (SQLITE_CORRUPT) also writes the record beside the file that the next
+// Open reads
+// (damage_mark.go), best effort: a disk with no room keeps none, and the
+// flag still holds in this process.
 func (d *damage) note(err error) error {
 	if err != nil && IsCorrupt(err) {
 		d.seen.Store(true)
+		if ResultCode(err) == sqliteCorrupt && d.recorded.CompareAndSwap(false, true) {
+			_ = writeDamageMark(d.path, time.Now(), err)
+		}
 		if !errors.Is(err, ErrDatabaseCorrupt) {
 			return corruptError{err}
 		}
@@ -60,6 +75,13 @@ func Damaged(db *sql.DB) bool {
 	return ok && v.(*damage).seen.Load()
 }
 
+// keepsWAL reports whether d's file is known damaged, by this process
+// (seen) or an earlier one (mark): its WAL is then left as found for
+// salvage (CloseDB, CheckpointPassive).
+func (d *damage) keepsWAL() bool {
+	return d.seen.Load() || d.mark.Load() != nil
+}
+
 // openWatched opens the SQLite database dsn names (at path) with every
 // connection watched for damage (damages), remembering what Open found in
 // its write-ahead log.
@@ -69,6 +91,11 @@ func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 		return nil, err
 	}
 	d := &damage{path: path, wal: wal}
+	m, err := ReadDamageMark(path) // damage_mark.go
+	if err != nil {
+		m = &DamageMark{Error: err.Error(), Path: path + DamageMarkSuffix}
+	}
+	d.mark.Store(m)
 	g, err := gateFor(path) // gate.go
 	if err != nil {
 		return nil, err

@@ -38,10 +38,10 @@ func Checkpoint(ctx context.Context, db *sql.DB) (busy, logFrames, done int, err
 // CheckpointPassive runs one passive WAL checkpoint (PRAGMA
 // wal_checkpoint(PASSIVE)): it copies what it can of the WAL into the
 // database file without waiting for, or blocking, readers and writers. On
-// a database found damaged (Damaged) it does nothing: the WAL stays as it
+// a database found damaged (Damaged, or DamageMarked) it does nothing: the WAL stays as it
 // is for salvage (damage.go).
 func CheckpointPassive(ctx context.Context, db *sql.DB) error {
-	if Damaged(db) {
+	if v, ok := damages.Load(db); ok && v.(*damage).keepsWAL() {
 		return nil
 	}
 	var busy, logFrames, done int

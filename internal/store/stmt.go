@@ -196,7 +196,7 @@ func CloseDB(db *sql.DB) error {
 		p.cancel()
 		p.wg.Wait()
 	}
-	if v, ok := damages.LoadAndDelete(db); ok && v.(*damage).seen.Load() {
+	if v, ok := damages.LoadAndDelete(db); ok && v.(*damage).keepsWAL() {
 		return closeKeepingWAL(v.(*damage).path, db.Close)
 	}
 	return db.Close()
