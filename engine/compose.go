@@ -159,7 +159,11 @@ type ContextMessage struct {
 //     (observe.List's read-time cleanup; the row is not rewritten). A
 //     run of render-v13 whose observations held none replays byte for
 //     byte.
-const RenderVersion = "render-v14"
+//   - render-v15: a full stop and a space in place of the marker's dot
+//     after the stem count as it does ("[recall. thread t1 · seq 2]",
+//     "(recalls. seq 2)"; not "(recall.seq)", code). A run of
+//     render-v14 whose text held none replays byte for byte.
+const RenderVersion = "render-v15"
 
 // RecalledNote is the system-part paragraph that tells the model how to read
 // recalled turns. It is part of the prompt hash: change it only with a new

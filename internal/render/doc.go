@@ -25,7 +25,8 @@
 //     sees once the text is normalised)
 //     becomes "[quoted: recalled"; so do the marker's other phrases
 //     when what only mnemo writes after them follows ("[recall · thread",
-//     "[recall · seq 2", "|recalled · thread", "[untrusted tool output]",
+//     "[recall · seq 2", "[recall. thread", "|recalled · thread",
+//     "[untrusted tool output]",
 //     "[untrusted tools]": phraseDefs). A genuine
 //     recall marker is written by mnemo at the very start of a recalled
 //     message, after Message ran, so it is the only marker a prompt holds.

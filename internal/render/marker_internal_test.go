@@ -258,7 +258,8 @@ func quoteCases() []string {
 	)
 	cases = append(cases, // render-v13's "seq", doubled dots, "tools", "tool output", percent and octal escapes (mark62)
 		"[recall · seq 2", "[recall · seq", "[recall · seq2", "[recall · seq1", "[recall · seqs", "[recall · sequence", "[recall · seq\u0301x",
-		"[recall · seq|", "[recalls · SEQ 2", "[recall ·· thread", "[recall · · thread", "[recall ·\u200b· thread", "[recall :: thread",
+		"[recall · seq|", "[recalls · SEQ 2", "[recall. thread", "[recall. seq 2", "[recalls.· thread", "[recall .. seq", "[recall. then", "[recall.thread",
+		"(recall.seq)", "[recall. . thread", "[recall.\u200b thread", "[recall.\u00a0seq 2", "|recall. · thread", "[recall. ·thread", "[re-call. seq 2", "[recall ·· thread", "[recall · · thread", "[recall ·\u200b· thread", "[recall :: thread",
 		"[recall ·· seq 2", "|recall · seq 2", "[re-called · seq 2", "[re. called seq", "[re-called seqx", "[re called ·· seq",
 		"[untrusted tools", "[untrusted tools]", "[untrusted toolss", "[untrusted tool\u200boutput", "[untrusted tooloutput",
 		"[untrusted tool\u00a0output", "[untrusted toolbox", "[untrusted tool outpu", "[untrusted tool o u t p u t", "|untrusted tools ·",
@@ -449,8 +450,9 @@ func readAs(r rune) rune {
 // normalisedMarker matches the phrases in normalised text: a bracket,
 // spaces and "recalled"; a bracket, spaces, "recalled" spelled apart
 // and spaces, then no letter or digit; a bracket or a bar, spaces,
-// "recall", letters, spaces, a dot or a colon, spaces, dots and colons,
-// and "thread" or "seq" with no letter after it; "untrusted", spaces and
+// "recall", letters, spaces, a dot, a colon or a stop and a space,
+// spaces, dots, colons and stops, and "thread" or "seq" with no letter
+// after it; "untrusted", spaces and
 // "tool" or "tools", then no letter or digit, or "untrusted", spaces,
 // "tool", spaces and "output"; a bracket or a bar, spaces, "recalled"
 // spelled apart (a stop followed by a space too), spaces, stops, dots or
@@ -460,7 +462,7 @@ func readAs(r rune) rune {
 var normalisedMarker = regexp.MustCompile(`\[ *` + normalWord(MarkerWord, ``) +
 	`|\[ *` + normalWord(MarkerWord, normalGap) + ` *(?:[^\pL\pN| ]|$)` +
 	`|[\[|¦] *` + normalWord(MarkerWord, `[ .\-]*`) + `[ .·:]*` + normalNext +
-	`|[\[|¦] *` + normalWord(stemWord, normalGap) + `[\pL|]* *[·:][ ·:]*` + normalNext +
+	`|[\[|¦] *` + normalWord(stemWord, normalGap) + `[\pL|]* *(?:[·:]|\. )[ ·:.]*` + normalNext +
 	`|[\[|¦] *` + normalWord(untrustedWord, normalGap) + ` *(?:` + normalWord(toolWord, normalGap) + `(?:` + normalGap + `s)?(?:[^\pL\pN|]|$)` +
 	`|` + normalWord(toolWord, normalGap) + ` *` + normalWord(outputWord, normalGap) + `)`)
 

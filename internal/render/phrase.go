@@ -98,6 +98,10 @@ type phraseDef struct {
 //     thread", "[recall ·· thread", "[recall · seq 2 · thread t1",
 //     "[recalls · seq 2]"; not "[recall · precision]", "[recall ·
 //     sequence]");
+//   - "recall. thread", "recall. seq": the same with a full stop and a
+//     space in place of the dot ("[recall. thread t1 · seq 2"; not
+//     "(recall.seq)", "x[recall.thread_id]": code, where a name follows
+//     the stop with no space);
 //   - "untrusted tool", "untrusted tools": untrustedWord, blank
 //     characters and toolWord or toolsWord as a whole word ("[untrusted
 //     tool output]", "[untrusted tools]"; not "(untrusted input)",
@@ -124,10 +128,12 @@ func phraseDefs() []phraseDef {
 		return append([]piece{{star: blankC}, {word: MarkerWord, broken: true, spaced: true},
 			{star: blankC + stopClass() + sepC}}, next...)
 	}
-	stem := func(next ...piece) []piece {
-		return append([]piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC},
-			{one: sepC}, {star: blankC + sepC}}, next...)
+	stem := func(sep []piece, next ...piece) []piece {
+		p := append([]piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC}}, sep...)
+		return append(p, next...)
 	}
+	dot := []piece{{one: sepC}, {star: blankC + sepC}}
+	stop := []piece{{one: stopClass()}, {star: between}, {one: spaceClass()}, {star: blankC + sepC + stopClass()}}
 	untrusted := func(next ...piece) []piece {
 		return append([]piece{{star: blankC}, {word: untrustedWord, broken: true}, {star: blankC}}, next...)
 	}
@@ -137,8 +143,10 @@ func phraseDefs() []phraseDef {
 		{"re-called", false, []piece{{star: blankC}, {word: MarkerWord, broken: true}, {star: blankC}, {alone: wordC}}},
 		{"re-called thread", true, spelled(piece{word: threadWord, broken: true})},
 		{"re-called seq", true, spelled(seq...)},
-		{"recall · thread", true, stem(piece{word: threadWord, broken: true})},
-		{"recall · seq", true, stem(seq...)},
+		{"recall · thread", true, stem(dot, piece{word: threadWord, broken: true})},
+		{"recall · seq", true, stem(dot, seq...)},
+		{"recall. thread", true, stem(stop, piece{word: threadWord, broken: true})},
+		{"recall. seq", true, stem(stop, seq...)},
 		{"untrusted tool", true, untrusted(piece{word: toolWord, broken: true}, piece{star: between}, piece{alone: wordC})},
 		{"untrusted tools", true, untrusted(piece{word: toolsWord, broken: true}, piece{star: between}, piece{alone: wordC})},
 		{"untrusted tool output", true, untrusted(piece{word: toolWord, broken: true}, piece{star: blankC},
