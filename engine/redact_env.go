@@ -88,12 +88,15 @@ func envKeyAt(line string) (int, string) {
 }
 
 // envOtherKey is a key of an env entry other than name and value, at its
-// column (valueFrom:, "foo": bar): a YAML plain key of word characters,
-// '.' and '-', or a quoted one, then a colon and a blank or the line's
+// column (valueFrom:, "foo": bar, x$y:): a YAML plain key with no blank
+// or colon in it, or a quoted one, then a colon and a blank or the line's
 // end. Before (red62), any line holding a colon continued the entry, and
 // prose with a colon between name: API_TOKEN and a later value: (The team
-// says: rotate it) let that value, words, be replaced.
-var envOtherKey = regexp.MustCompile(`^(?:[\w.-]+|"[^"\r\n]*"|'[^'\r\n]*')[ \t]*:(?:[ \t]|\r?\n|$)`)
+// says: rotate it) let that value, words, be replaced. A plain key is
+// any non-blank characters (rev63: red62's word characters, '.' and '-'
+// ended the entry at "fo$o:", and a block value before it, a password,
+// was stored in clear); prose is told by its blanks.
+var envOtherKey = regexp.MustCompile(`^(?:[^\s"'#:][^\s:]*|"[^"\r\n]*"|'[^'\r\n]*')[ \t]*:(?:[ \t]|\r?\n|$)`)
 
 // envEntry reads the env entry whose first name or value key is lines[i],
 // at column c: it returns the index of the line after the entry and of

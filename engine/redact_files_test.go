@@ -224,6 +224,13 @@ func TestRedactYAMLNamedValue(t *testing.T) {
 			"- value: see the runbook\n  Why: because\n  it is late: yes\n  name: API_TOKEN\n"},
 		{"name-first-url-between-kept", "name: API_TOKEN\nhttps://example.com/docs\nvalue: see the docs\n", "name: API_TOKEN\nhttps://example.com/docs\nvalue: see the docs\n"},
 		{"name-first-quoted-key-between", "- name: DB_PASSWORD\n  \"valueFrom\": x\n  empty:\n  value: hunter2secret", "- name: DB_PASSWORD\n  \"valueFrom\": x\n  empty:\n  value: " + m},
+		// rev63: a key with a character that is no word character is a
+		// key still (red62's first rule ended the entry there: the block
+		// value before it, a password, was kept).
+		{"value-first-symbol-key-between", "- value: |\n    hunter2secret\n  fo$o:\n    name: x\n  name: DB_PASSWORD\n",
+			"- value: |\n    " + m + "\n  fo$o:\n    name: x\n  name: DB_PASSWORD\n"},
+		{"name-first-symbol-keys-between", "- name: DB_PASSWORD\n  x-k8s.io/note: a\n  \"q\":\n  @since: 2\n  value: hunter2secret\n",
+			"- name: DB_PASSWORD\n  x-k8s.io/note: a\n  \"q\":\n  @since: 2\n  value: " + m + "\n"},
 		{"name-first-second-name-kept", "name: DB_PASSWORD\nfoo: 1\nname: HOST\nvalue: db.example\n", "name: DB_PASSWORD\nfoo: 1\nname: HOST\nvalue: db.example\n"},
 	})
 }
