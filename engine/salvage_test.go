@@ -143,6 +143,10 @@ func dumpRows(t testing.TB, path string) rowDump {
 	rows.Close()
 	out := rowDump{}
 	for _, tb := range tables {
+		if tb == "message_calls" { // no rowid; derived from messages by triggers
+			checkMessageCalls(t, db)
+			continue
+		}
 		out[tb] = map[int64]string{}
 		rows, err := db.Query(`SELECT rowid, * FROM "` + tb + `"`)
 		if err != nil {
@@ -166,6 +170,27 @@ func dumpRows(t testing.TB, path string) rowDump {
 		rows.Close()
 	}
 	return out
+}
+
+// checkMessageCalls fails t unless db's message_calls holds exactly the
+// calls its assistant messages made (the triggers of schema 17 keep it so;
+// a salvage rebuilds it through them).
+func checkMessageCalls(t testing.TB, db *sql.DB) {
+	t.Helper()
+	const made = `SELECT m.thread_id, json_extract(j.value, '$.id'), m.seq FROM messages m, json_each(m.tool_calls) j
+		WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND j.type = 'object' AND json_type(j.value, '$.id') = 'text'`
+	const stored = `SELECT thread_id, call_id, seq FROM message_calls`
+	for _, q := range []string{made + ` EXCEPT ` + stored, stored + ` EXCEPT ` + made} {
+		var thread, call string
+		var seq int64
+		switch err := db.QueryRow(q+` LIMIT 1`).Scan(&thread, &call, &seq); {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			t.Fatalf("message_calls: %v", err)
+		default:
+			t.Errorf("message_calls and the calls of messages differ: (%s, %s, %d) from %q", thread, call, seq, q)
+		}
+	}
 }
 
 // openRaw opens a SQLite file with no pragma of mnemo's.

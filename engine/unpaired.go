@@ -36,13 +36,13 @@ const MaxPairLookups = 16
 
 // UnpairedWindow is how many of the thread's messages before a tool
 // result an Append reads to find the call it answers (the seqs
-// [seq-UnpairedWindow, seq)). No index holds the ids of calls made, so the
-// lookup reads each tool-calling message of what it covers: over the whole
-// thread, a result answering no call cost ~13-16x a plain append in a
-// thread of 1,000 calls and grew with the thread, under the write lock:
-// ~1 s an append at 50,000 calls (plain 0.45 ms); with the window, 0.6 ms
-// (BenchmarkAppendToolResult, stray/calls-N, one run at load 12-30,
-// 2026-12-07; BENCHMARKS.md). When the
+// [seq-UnpairedWindow, seq)). The window was chosen when no index held the
+// ids of calls made and the lookup read each tool-calling message it
+// covered: over the whole thread, a result answering no call cost ~1 s an
+// append at 50,000 calls, under the write lock (plain 0.45 ms); with the
+// window, 0.6 ms (BenchmarkAppendToolResult, stray/calls-N, one run at
+// load 12-30, 2026-12-07; BENCHMARKS.md). The lookup now seeks the index
+// of calls made (msgstore.OpenCall), and still keeps to the window. When the
 // call is not in the window, the result is unpaired only if the window
 // reaches the thread's first message or holds an earlier result for its id
 // (a call before that one is answered); otherwise it is not checked

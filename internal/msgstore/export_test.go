@@ -25,3 +25,7 @@ var PendingIndexQueries = map[string][]any{
 	pendingIndexSQL: {"r", OpIndex},
 	pendingSQL:      {"r", "r"},
 }
+
+// AnsweredSQL exposes ToolCall's and OpenCall's statement (since: with the
+// lower bound $4) to the black-box tests, which read its plan.
+func (s *Store) AnsweredSQL(since bool) string { return s.answeredSQL("seq", since) }

@@ -18,22 +18,21 @@ func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq i
 	m, err = scanMessage(s.stmts.QueryRow(ctx, s.dialect.Text(`SELECT `+messageColumns+` FROM messages `+byCallSQLite+`
 		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`,
 		`SELECT `+messageColumns+` FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, callSeq))
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, callSeq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, false, nil
 	}
 	if err != nil {
 		return m, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
 	}
-	// Another call with the same id in between takes the result.
+	// Another call with the same id in between takes the result: a seek
+	// of message_calls (see answeredSQL).
 	var between bool
-	if err := s.stmts.QueryRow(ctx, s.dialect.Text(`SELECT EXISTS (SELECT 1 FROM messages
-		WHERE thread_id = ? AND role = 'assistant' AND seq > ? AND seq < ? AND tool_calls IS NOT NULL
-		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?))`,
-		`SELECT EXISTS (SELECT 1 FROM messages
-		WHERE thread_id = $1 AND role = 'assistant' AND seq > $2 AND seq < $3 AND tool_calls IS NOT NULL
-		AND `+pgCallsHave("messages.tool_calls", "$4")+`)`),
-		thread, callSeq, m.Seq, callID).Scan(&between); err != nil {
+	if err := s.stmts.QueryRow(ctx, s.dialect.Text(`SELECT EXISTS (SELECT 1 FROM message_calls
+		WHERE thread_id = ? AND call_id = ? AND seq > ? AND seq < ?)`,
+		`SELECT EXISTS (SELECT 1 FROM message_calls
+		WHERE thread_id = $1 AND call_id = $2 AND seq > $3 AND seq < $4)`),
+		thread, callID, callSeq, m.Seq).Scan(&between); err != nil {
 		return m, false, fmt.Errorf("find result of tool call %s: %w", callID, err)
 	}
 	return m, !between, nil
@@ -48,7 +47,7 @@ func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID st
 	err = s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT id, seq FROM messages `+byCallSQLite+`
 		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`,
 		`SELECT id, seq FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, afterSeq).Scan(&id, &seq)
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, afterSeq).Scan(&id, &seq)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", 0, false, nil
@@ -61,7 +60,8 @@ func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID st
 // ToolCall returns the assistant message whose call the result for callID
 // at seq resultSeq answers, by the pairing rule: the latest assistant message
 // before it that made the call, unless another result for callID lies in
-// between. ok is false when there is none.
+// between. ok is false when there is none. Two index seeks (answeredSQL),
+// whatever the thread's length.
 func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq int64) (m Message, ok bool, err error) {
 	m, err = scanMessage(s.stmts.QueryRow(ctx, s.answeredSQL(messageColumns, false), thread, callID, resultSeq))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -77,8 +77,7 @@ func (s *Store) ToolCall(ctx context.Context, thread, callID string, resultSeq i
 // [sinceSeq, beforeSeq) whose call callID no tool message answers yet: a
 // result for callID stored at beforeSeq would answer it (the pairing rule,
 // as ToolCall). ok is false when every call callID in that range is
-// answered, or none was made. The assistant messages of the range are read
-// (no index holds the ids of calls made), so the caller bounds it.
+// answered, or none was made. Two index seeks, as ToolCall.
 func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID string, sinceSeq, beforeSeq int64) (seq int64, ok bool, err error) {
 	err = s.in(tx).QueryRowContext(ctx, s.answeredSQL("seq", true), thread, callID, beforeSeq, sinceSeq).Scan(&seq)
 	switch {
@@ -93,12 +92,13 @@ func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID strin
 // LastResult reads, in tx, the seq of the thread's last tool message
 // answering callID before seq beforeSeq; ok is false when there is none.
 // It reads the index of results by call id (byCallSQLite), not the
-// thread: a call before that seq is answered, by the pairing rule, so
-// OpenCall need look no further back. An empty callID answers none on
-// both backends (no tool message the engine stores has one); the
-// statement requires a non-empty tool_call_id on Postgres too, so that a generic
-// plan of it (a prepared statement's, where callID is a parameter) still
-// matches the partial index messages_by_tool_call.
+// thread: a call before that seq is answered, by the pairing rule. An
+// empty callID answers none on both backends (no tool message the engine
+// stores has one); the statement requires a non-empty tool_call_id on
+// Postgres too, so that a generic plan of it (a prepared statement's,
+// where callID is a parameter) still matches the partial index
+// messages_by_tool_call. ToolResult's, FirstResult's and answeredSQL's
+// statements have the term for the same reason.
 func (s *Store) LastResult(ctx context.Context, tx *store.Tx, thread, callID string, beforeSeq int64) (seq int64, ok bool, err error) {
 	var last sql.NullInt64
 	if err := s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT MAX(seq) FROM messages `+byCallSQLite+`
@@ -113,23 +113,26 @@ func (s *Store) LastResult(ctx context.Context, tx *store.Tx, thread, callID str
 // answeredSQL selects columns of the assistant message whose call $2 a
 // result for $2 at seq $3 of thread $1 answers: the latest one before $3
 // making the call with no result for it in between; since adds the bound
-// seq >= $4.
+// seq >= $4. Two seeks: the last result for $2 before $3
+// (messages_by_tool_call), and the last call $2 after it in message_calls
+// (the triggers of internal/store's migration 17, internal/pgstore's 15),
+// whose key is (thread_id, call_id, seq).
 func (s *Store) answeredSQL(columns string, since bool) string {
 	lite, pg := "", ""
 	if since {
-		lite, pg = " AND seq >= ?4", " AND seq >= $4"
+		lite, pg = " AND c.seq >= ?4", " AND c.seq >= $4"
 	}
 	return s.dialect.Text(`SELECT `+columns+` FROM messages
-		WHERE thread_id = ?1 AND role = 'assistant' AND seq < ?3`+lite+` AND tool_calls IS NOT NULL
-		AND seq > COALESCE((SELECT MAX(seq) FROM messages `+byCallSQLite+`
-			WHERE thread_id = ?1 AND tool_call_id = ?2 AND tool_call_id <> '' AND role = 'tool' AND seq < ?3), 0)
-		AND EXISTS (SELECT 1 FROM json_each(messages.tool_calls) j WHERE json_extract(j.value, '$.id') = ?2)
-		ORDER BY seq DESC LIMIT 1`,
+		WHERE thread_id = ?1 AND seq = (SELECT MAX(c.seq) FROM message_calls c
+			WHERE c.thread_id = ?1 AND c.call_id = ?2 AND c.seq < ?3`+lite+`
+			AND c.seq > COALESCE((SELECT MAX(seq) FROM messages `+byCallSQLite+`
+				WHERE thread_id = ?1 AND tool_call_id = ?2 AND tool_call_id <> '' AND role = 'tool' AND seq < ?3), 0))
+		AND role = 'assistant'`,
 		`SELECT `+columns+` FROM messages
-		WHERE thread_id = $1 AND role = 'assistant' AND seq < $3`+pg+` AND tool_calls IS NOT NULL
-		AND seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = $1 AND tool_call_id = $2 AND role = 'tool' AND seq < $3), 0)
-		AND `+pgCallsHave("messages.tool_calls", "$2")+`
-		ORDER BY seq DESC LIMIT 1`)
+		WHERE thread_id = $1 AND seq = (SELECT MAX(c.seq) FROM message_calls c
+			WHERE c.thread_id = $1 AND c.call_id = $2 AND c.seq < $3`+pg+`
+			AND c.seq > COALESCE((SELECT MAX(seq) FROM messages WHERE thread_id = $1 AND tool_call_id = $2 AND tool_call_id <> '' AND role = 'tool' AND seq < $3), 0))
+		AND role = 'assistant'`)
 }
 
 // byCallSQLite has SQLite find a thread's tool results for one call id

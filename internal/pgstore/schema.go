@@ -5,7 +5,7 @@ package pgstore
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 14
+const SchemaVersion = 15
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -510,6 +510,54 @@ CREATE TRIGGER journal_tool_obs_insert AFTER INSERT ON journal FOR EACH ROW
 INSERT INTO journal_tool_obs (obs_id, scope, key)
 	SELECT id, j.scope, j.key FROM journal j, recalled_obs_ids(j.output) id
 	WHERE j.scope = 'tool' AND position('"observations"'::bytea IN j.output) > 0
+`,
+	// 15: the calls made, by thread and call id (internal/store's
+	// migration 17): msgstore.ToolCall and OpenCall find the call a tool
+	// result answers by a seek of it, not by reading every assistant
+	// message of the thread back to it. A row for each call of an
+	// assistant message (its tool_calls a JSON array; an element an
+	// object whose id is a string), kept by statement triggers on messages
+	// (one statement a batch, as lexical_docs'), filled here from the
+	// messages stored. tool_calls is cast to jsonb as pgCallsHave does: the
+	// engine writes it as JSON (a row another program writes as anything
+	// else fails its insert).
+	`
+CREATE TABLE message_calls (
+	thread_id TEXT NOT NULL,
+	call_id   TEXT NOT NULL,
+	seq       BIGINT NOT NULL,
+	PRIMARY KEY (thread_id, call_id, seq)
+);
+CREATE FUNCTION message_calls_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+	IF TG_OP <> 'INSERT' THEN
+		DELETE FROM message_calls c USING (
+			SELECT o.thread_id, o.seq, e->>'id' AS call_id FROM old_msgs o,
+				jsonb_array_elements(CASE WHEN o.role = 'assistant' AND o.tool_calls IS NOT NULL
+					AND jsonb_typeof(o.tool_calls::jsonb) = 'array' THEN o.tool_calls::jsonb ELSE '[]'::jsonb END) e
+			WHERE jsonb_typeof(e->'id') = 'string') z
+		WHERE c.thread_id = z.thread_id AND c.call_id = z.call_id AND c.seq = z.seq;
+	END IF;
+	IF TG_OP <> 'DELETE' THEN
+		INSERT INTO message_calls (thread_id, call_id, seq)
+			SELECT n.thread_id, e->>'id', n.seq FROM new_msgs n,
+				jsonb_array_elements(CASE WHEN n.role = 'assistant' AND n.tool_calls IS NOT NULL
+					AND jsonb_typeof(n.tool_calls::jsonb) = 'array' THEN n.tool_calls::jsonb ELSE '[]'::jsonb END) e
+			WHERE jsonb_typeof(e->'id') = 'string'
+			ON CONFLICT DO NOTHING;
+	END IF;
+	RETURN NULL;
+END $fn$;
+CREATE TRIGGER message_calls_insert AFTER INSERT ON messages
+	REFERENCING NEW TABLE AS new_msgs FOR EACH STATEMENT EXECUTE FUNCTION message_calls_apply();
+CREATE TRIGGER message_calls_delete AFTER DELETE ON messages
+	REFERENCING OLD TABLE AS old_msgs FOR EACH STATEMENT EXECUTE FUNCTION message_calls_apply();
+CREATE TRIGGER message_calls_update AFTER UPDATE ON messages
+	REFERENCING OLD TABLE AS old_msgs NEW TABLE AS new_msgs FOR EACH STATEMENT EXECUTE FUNCTION message_calls_apply();
+INSERT INTO message_calls (thread_id, call_id, seq)
+	SELECT m.thread_id, e->>'id', m.seq FROM messages m,
+		jsonb_array_elements(CASE WHEN jsonb_typeof(m.tool_calls::jsonb) = 'array' THEN m.tool_calls::jsonb ELSE '[]'::jsonb END) e
+	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND jsonb_typeof(e->'id') = 'string'
 	ON CONFLICT DO NOTHING;
 `,
 }

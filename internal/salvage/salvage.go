@@ -188,8 +188,11 @@ func copyAt(ctx context.Context, sdb *sql.DB, dst string, version int, rep *Repo
 // migration to 16 (an older one), so it holds exactly the links of the
 // results kept: a copied link could name a result lost, and one lost
 // with its page would leave a kept result that an erasure of its
-// observation no longer finds.
-var derived = map[string]bool{"journal_tool_obs": true}
+// observation no longer finds. message_calls, the calls each assistant
+// message made, is written likewise by the triggers on messages (schema 17
+// on), so it holds the calls of the messages kept (a WITHOUT ROWID table,
+// which the rowid reads could not copy anyway).
+var derived = map[string]bool{"journal_tool_obs": true, "message_calls": true}
 
 // pageCount is the damaged file's page count (0 when its header cannot
 // say), which bounds the search for readable rows past a damaged end.

@@ -221,3 +221,52 @@ INSERT INTO journal (scope, key, resource_id, output, created_at) VALUES
 		t.Fatalf("links after a result recorded and two deleted: %q, want %q", got, want)
 	}
 }
+
+// TestMigrateMessageCalls: migration 17 fills message_calls from the
+// assistant messages stored (a call of each element whose id is a string;
+// a message whose tool_calls is not a JSON array has none, and is stored
+// all the same), and its triggers keep it as messages are written,
+// deleted and changed.
+func TestMigrateMessageCalls(t *testing.T) {
+	path := openAt(t, 16, `
+INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', 0, 0);
+INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_calls, tool_call_id, created_at, tokens, digest) VALUES
+	('m1', 't', 'r', 1, 'assistant', '', '[{"id":"a","name":"f"},{"id":"b","name":"f"},{"id":7},"c"]', '', 0, 1, ''),
+	('m2', 't', 'r', 2, 'tool', 'ok', NULL, 'a', 0, 1, ''),
+	('m3', 't', 'r', 3, 'assistant', '', 'not json', '', 0, 1, ''),
+	('m4', 't', 'r', 4, 'user', '', '[{"id":"u"}]', '', 0, 1, ''),
+	('m5', 't', 'r', 5, 'assistant', '', '{"id":"o"}', '', 0, 1, '')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	calls := func() string {
+		t.Helper()
+		var got string
+		if err := db.QueryRow(`SELECT COALESCE(group_concat(thread_id || '/' || call_id || '@' || seq, ' '), '')
+			FROM (SELECT * FROM message_calls ORDER BY thread_id, seq, call_id)`).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got, want := calls(), "t/a@1 t/b@1"; got != want {
+		t.Fatalf("after the migration: %q, want %q", got, want)
+	}
+	for _, step := range []struct{ sql, want string }{
+		{`INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_calls, created_at, tokens, digest) VALUES
+			('m6', 't', 'r', 6, 'assistant', '', '[{"id":"a"},{"id":"a"}]', 0, 1, ''),
+			('m7', 't', 'r', 7, 'assistant', '', '[oops', 0, 1, '')`, "t/a@1 t/b@1 t/a@6"},
+		{`UPDATE messages SET seq = 8 WHERE id = 'm6'`, "t/a@1 t/b@1 t/a@8"},
+		{`UPDATE messages SET tool_calls = '[{"id":"c"}]' WHERE id = 'm7'`, "t/a@1 t/b@1 t/c@7 t/a@8"},
+		{`UPDATE messages SET digest = 'x' WHERE id = 'm1'`, "t/a@1 t/b@1 t/c@7 t/a@8"},
+		{`DELETE FROM messages WHERE id IN ('m1', 'm3', 'm7')`, "t/a@8"},
+	} {
+		if _, err := db.Exec(step.sql); err != nil {
+			t.Fatalf("%s: %v", step.sql, err)
+		}
+		if got := calls(); got != step.want {
+			t.Fatalf("after %s: %q, want %q", step.sql, got, step.want)
+		}
+	}
+}

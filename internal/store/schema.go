@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 16
+const SchemaVersion = 17
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -13,6 +13,7 @@ const SchemaVersion = 16
 //	message_blobs, outbox      package internal/msgstore
 //	embeddings                 package internal/msgstore (written by the outbox's drainer; recall derives from it)
 //	embeddings_suspect         package internal/msgstore (written by the triggers of migration 11; cleared by DropDamaged)
+//	message_calls              the triggers of migration 17 on messages (no program writes it; salvage does not copy it)
 //	working_memory[_history]   package working
 //	working_config             package working
 //	observations               package observe
@@ -401,6 +402,53 @@ INSERT OR IGNORE INTO journal_tool_obs (obs_id, scope, key)
 		THEN CAST(j.output AS TEXT) ELSE '{"observations":[]}' END, '$.observations') o
 	WHERE j.scope = 'tool' AND instr(j.output, CAST('"observations"' AS BLOB)) > 0
 	  AND o.type = 'object' AND json_type(o.value, '$.id') = 'text';
+`,
+	// 17: the calls made, by thread and call id (msgstore.ToolCall,
+	// OpenCall). Finding the call a tool result answers read every
+	// assistant message of the thread back to it (json_each on each):
+	// for a result answering no call, the whole thread, at every
+	// LoadContext that held it (BenchmarkLoadContextOrphan). A row for
+	// each call of an assistant message (its tool_calls a JSON array; an
+	// element an object whose id is a string), kept by the triggers on
+	// messages whoever writes them (append, erasure, expiry, salvage's
+	// fixups), filled here from the messages stored. Salvage does not copy
+	// it: the triggers rebuild it from the messages it copies.
+	`
+CREATE TABLE message_calls (
+	thread_id TEXT NOT NULL,
+	call_id   TEXT NOT NULL,
+	seq       INTEGER NOT NULL,
+	PRIMARY KEY (thread_id, call_id, seq)
+) WITHOUT ROWID;
+CREATE TRIGGER message_calls_insert AFTER INSERT ON messages
+WHEN NEW.role = 'assistant' AND json_valid(NEW.tool_calls) AND json_type(NEW.tool_calls) = 'array'
+BEGIN
+	INSERT OR IGNORE INTO message_calls (thread_id, call_id, seq)
+		SELECT NEW.thread_id, json_extract(j.value, '$.id'), NEW.seq FROM json_each(NEW.tool_calls) j
+		WHERE j.type = 'object' AND json_type(j.value, '$.id') = 'text';
+END;
+CREATE TRIGGER message_calls_delete AFTER DELETE ON messages
+WHEN OLD.role = 'assistant' AND json_valid(OLD.tool_calls) AND json_type(OLD.tool_calls) = 'array'
+BEGIN
+	DELETE FROM message_calls WHERE thread_id = OLD.thread_id AND seq = OLD.seq AND call_id IN (
+		SELECT json_extract(j.value, '$.id') FROM json_each(OLD.tool_calls) j
+		WHERE j.type = 'object' AND json_type(j.value, '$.id') = 'text');
+END;
+CREATE TRIGGER message_calls_update AFTER UPDATE OF thread_id, seq, role, tool_calls ON messages
+BEGIN
+	DELETE FROM message_calls WHERE thread_id = OLD.thread_id AND seq = OLD.seq AND call_id IN (
+		SELECT json_extract(j.value, '$.id') FROM json_each(CASE WHEN OLD.role = 'assistant' AND json_valid(OLD.tool_calls)
+			AND json_type(OLD.tool_calls) = 'array' THEN OLD.tool_calls ELSE '[]' END) j
+		WHERE j.type = 'object' AND json_type(j.value, '$.id') = 'text');
+	INSERT OR IGNORE INTO message_calls (thread_id, call_id, seq)
+		SELECT NEW.thread_id, json_extract(j.value, '$.id'), NEW.seq FROM json_each(CASE WHEN NEW.role = 'assistant'
+			AND json_valid(NEW.tool_calls) AND json_type(NEW.tool_calls) = 'array' THEN NEW.tool_calls ELSE '[]' END) j
+		WHERE j.type = 'object' AND json_type(j.value, '$.id') = 'text';
+END;
+INSERT OR IGNORE INTO message_calls (thread_id, call_id, seq)
+	SELECT m.thread_id, json_extract(j.value, '$.id'), m.seq FROM messages m, json_each(CASE WHEN m.role = 'assistant'
+		AND json_valid(m.tool_calls) AND json_type(m.tool_calls) = 'array' THEN m.tool_calls ELSE '[]' END) j
+	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND j.type = 'object' AND json_type(j.value, '$.id') = 'text';
 `,
 }
 
