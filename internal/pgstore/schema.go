@@ -518,9 +518,11 @@ INSERT INTO journal_tool_obs (obs_id, scope, key)
 	// assistant message (its tool_calls a JSON array; an element an
 	// object whose id is a string), kept by statement triggers on messages
 	// (one statement a batch, as lexical_docs'), filled here from the
-	// messages stored. tool_calls is cast to jsonb as pgCallsHave does: the
-	// engine writes it as JSON (a row another program writes as anything
-	// else fails its insert).
+	// messages stored. tool_calls is cast to jsonb as pgCallsHave does,
+	// each escaped U+0000 read as U+FFFD (jsonb refuses it; a store written
+	// before Append refused it, 2026-12-06, may hold it: the backfill would
+	// fail and the database not open): the engine writes it as JSON (a row
+	// another program writes as anything else fails its insert).
 	`
 CREATE TABLE message_calls (
 	thread_id TEXT NOT NULL,
@@ -534,7 +536,7 @@ BEGIN
 		DELETE FROM message_calls c USING (
 			SELECT o.thread_id, o.seq, e->>'id' AS call_id FROM old_msgs o,
 				jsonb_array_elements(CASE WHEN o.role = 'assistant' AND o.tool_calls IS NOT NULL
-					AND jsonb_typeof(o.tool_calls::jsonb) = 'array' THEN o.tool_calls::jsonb ELSE '[]'::jsonb END) e
+					AND jsonb_typeof(replace(o.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(o.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
 			WHERE jsonb_typeof(e->'id') = 'string') z
 		WHERE c.thread_id = z.thread_id AND c.call_id = z.call_id AND c.seq = z.seq;
 	END IF;
@@ -542,7 +544,7 @@ BEGIN
 		INSERT INTO message_calls (thread_id, call_id, seq)
 			SELECT n.thread_id, e->>'id', n.seq FROM new_msgs n,
 				jsonb_array_elements(CASE WHEN n.role = 'assistant' AND n.tool_calls IS NOT NULL
-					AND jsonb_typeof(n.tool_calls::jsonb) = 'array' THEN n.tool_calls::jsonb ELSE '[]'::jsonb END) e
+					AND jsonb_typeof(replace(n.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(n.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
 			WHERE jsonb_typeof(e->'id') = 'string'
 			ON CONFLICT DO NOTHING;
 	END IF;
@@ -556,7 +558,7 @@ CREATE TRIGGER message_calls_update AFTER UPDATE ON messages
 	REFERENCING OLD TABLE AS old_msgs NEW TABLE AS new_msgs FOR EACH STATEMENT EXECUTE FUNCTION message_calls_apply();
 INSERT INTO message_calls (thread_id, call_id, seq)
 	SELECT m.thread_id, e->>'id', m.seq FROM messages m,
-		jsonb_array_elements(CASE WHEN jsonb_typeof(m.tool_calls::jsonb) = 'array' THEN m.tool_calls::jsonb ELSE '[]'::jsonb END) e
+		jsonb_array_elements(CASE WHEN jsonb_typeof(replace(m.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(m.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
 	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND jsonb_typeof(e->'id') = 'string'
 	ON CONFLICT DO NOTHING;
 `,
