@@ -184,7 +184,9 @@ func (planOnlyModel) Complete(context.Context, observe.Prompt) (string, error) {
 // returns what was stored. It returns an error wrapping observe.ErrConfig
 // when observational memory is off (Config.Observe is nil), and the
 // observer's error when the model failed: the previous observations and the
-// watermark are then unchanged, and the range is tried again next time.
+// watermark are then unchanged, and the range is tried again next time
+// (after a back-off of up to 8 minutes once the model answered unusably
+// twice in a row: observe.Observer.Observe; opt.Force tries at once).
 // Calls on one thread run one at a time, in the process and, on Postgres,
 // across processes: a call while another process observes the thread
 // waits for it (as long as ctx allows) and then observes what is still

@@ -48,11 +48,11 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		// caller giving up) is not retried for that: whoever cancelled it
 		// says why (the engine logs an erasure's at INFO).
 		if !errors.Is(ctx.Err(), context.Canceled) {
-			o.cfg.Logger.WarnContext(ctx, "observer call failed; will retry later",
-				"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
+			o.warnFailed(ctx, callObserver, first.ThreadID, first.Seq, last.Seq, err)
 		}
 		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)
 	}
+	o.backoff.succeeded(callObserver, first.ThreadID)
 	var ans Answer
 	if err := json.Unmarshal(out, &ans); err != nil {
 		return nil, nil, fmt.Errorf("observe %s %d..%d: recorded answer: %w", first.ThreadID, first.Seq, last.Seq, err)

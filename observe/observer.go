@@ -68,7 +68,7 @@ type Config struct {
 	// MaxAnswerTokens bounds one answer; 0 means DefaultMaxAnswerTokens.
 	MaxAnswerTokens int
 
-	Now    func() time.Time // clock for row times; nil means time.Now
+	Now    func() time.Time // clock for row times and the back-off after an unusable answer (Observe); nil means time.Now
 	Logger *slog.Logger     // nil means discard
 	// Redact removes secrets from the text of each observation and
 	// reflection item before it is recorded in the journal and stored
@@ -96,8 +96,9 @@ func (o *Observer) writable() error {
 // Observer runs the observer and the reflector over the threads of one
 // database. It is safe for concurrent use; it holds no resources of its own.
 type Observer struct {
-	cfg   Config
-	locks [64]chan struct{} // striped per-thread locks (lock): a token each while held
+	cfg     Config
+	locks   [64]chan struct{} // striped per-thread locks (lock): a token each while held
+	backoff answerBackoff     // per thread, after an unusable answer (answer_backoff.go)
 }
 
 // redactItems applies Config.Redact to the items of an answer.
@@ -168,7 +169,7 @@ func New(cfg Config) (*Observer, error) {
 type Options struct {
 	// Force observes every unobserved turn older than the recent window, and
 	// reflects every thread with two or more live observations, whatever the
-	// thresholds.
+	// thresholds and the back-off after an unusable answer.
 	Force bool
 	// NoReflect skips the reflector.
 	NoReflect bool
@@ -213,7 +214,14 @@ type Result struct {
 // calls, then the reflector when due. It always returns a Result, with an
 // error too when it stops on one: the Result lists what was stored before
 // the error, which stays stored (each observation moved the watermark);
-// the failed range, or the reflection, is tried again on the next call.
+// the failed range, or the reflection, is tried again on the next call,
+// but after a second unusable answer in a row (ErrMalformedAnswer,
+// ErrEmptyAnswer) the thread's observer, or reflector, backs off: no
+// model call for the thread for 1, 2, 4, then at most 8 minutes (by
+// Config.Now) after each further one, the calls in between doing without it and
+// returning no error (the failure was returned and logged at WARN, with
+// retryIn); opt.Force calls at once. A failed call (ErrModel,
+// ErrCallTimeout) does not back off.
 // When it stored something before the error, the error matches ErrPartial
 // as well as the cause (ErrModel, ErrMalformedAnswer, …), so a caller can
 // tell a partial success from a call that stored nothing.
@@ -244,6 +252,9 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		res.Pending = *p
 		if p.Next == nil || (!p.Due && !opt.Force) || round >= o.cfg.MaxRounds {
 			break
+		}
+		if !opt.Force && o.backoff.waiting(callObserver, threadID, o.cfg.Now()) {
+			break // logged when it began (observeTurns)
 		}
 		obs, _, err := o.observeTurns(ctx, p.Next)
 		if err != nil {

@@ -57,6 +57,9 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	if len(live) < minReflected || (!force && !o.reflectDue(int64(len(live)), int64(total), int64(fresh))) {
 		return nil, nil
 	}
+	if !force && o.backoff.waiting(callReflector, threadID, o.cfg.Now()) {
+		return nil, nil // logged when it began (warnFailed)
+	}
 	slices.SortFunc(live, func(a, b Observation) int {
 		return cmp.Or(cmp.Compare(a.FromSeq, b.FromSeq), strings.Compare(a.ID, b.ID))
 	})
@@ -81,11 +84,11 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		// caller giving up) did not fail: whoever cancelled it says why
 		// (the engine logs an erasure's at INFO).
 		if !errors.Is(ctx.Err(), context.Canceled) {
-			o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live",
-				"thread", threadID, "fromSeq", from, "toSeq", to, "err", err)
+			o.warnFailed(ctx, callReflector, threadID, from, to, err)
 		}
 		return nil, fmt.Errorf("reflect %s %d..%d: %w", threadID, from, to, err)
 	}
+	o.backoff.succeeded(callReflector, threadID)
 	var ans Answer
 	if err := json.Unmarshal(out, &ans); err != nil {
 		return nil, fmt.Errorf("reflect %s %d..%d: recorded answer: %w", threadID, from, to, err)
