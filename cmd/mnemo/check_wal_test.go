@@ -47,6 +47,10 @@ func damagedWALDir(t *testing.T, rewritten bool) string {
 	if err := pin.QueryRow(`SELECT count(*) FROM messages`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
+	before, err := os.Stat(path + "-wal") // the open's frames: the flip goes past them
+	if err != nil {
+		t.Fatal(err)
+	}
 	for i := range 20 {
 		text := fmt.Sprintf("harbour note %d: ", i) + strings.Repeat("tide and rope ", 120)
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: text}}}); err != nil {
@@ -60,7 +64,7 @@ func damagedWALDir(t *testing.T, rewritten bool) string {
 			t.Fatal(err)
 		}
 		if suffix == "-wal" {
-			b = flipFrame(t, b, rewritten)
+			b = flipFrame(t, b, before.Size(), rewritten)
 		}
 		if err := os.WriteFile(filepath.Join(dir, engine.DatabaseFile+suffix), b, 0o600); err != nil {
 			t.Fatal(err)
@@ -69,16 +73,19 @@ func damagedWALDir(t *testing.T, rewritten bool) string {
 	return dir
 }
 
-// flipFrame flips a byte in the page of a frame of the WAL b, past its
-// first third, whose page is written again by a later frame through the
-// last commit (rewritten) or not.
-func flipFrame(t *testing.T, b []byte, rewritten bool) []byte {
+// flipFrame flips a byte in the page of a frame of the WAL b, past the
+// first third of the frames after its first opened bytes (the engine's
+// open wrote those: its migrations' frames grow with the schema, and a
+// flip there lost every append), whose page is written again by a later
+// frame through the last commit (rewritten) or not.
+func flipFrame(t *testing.T, b []byte, opened int64, rewritten bool) []byte {
 	t.Helper()
 	s := store.ScanWAL(b)
 	ps := int(binary.BigEndian.Uint32(b[8:]))
 	off := func(i int) int { return 32 + (i-1)*(24+ps) }
 	pgno := func(i int) uint32 { return binary.BigEndian.Uint32(b[off(i):]) }
-	for k := s.LastCommit / 3; k < s.LastCommit-2; k++ {
+	first := max(int(opened-32), 0)/(24+ps) + 1 // the first frame the appends wrote
+	for k := first + (s.LastCommit-first)/3; k < s.LastCommit-2; k++ {
 		again := false
 		for j := k + 1; j <= s.LastCommit; j++ {
 			again = again || pgno(j) == pgno(k)
