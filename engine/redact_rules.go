@@ -14,7 +14,10 @@ import (
 // Each names the public documentation of the format it recognises. They
 // cover:
 //
-//   - private-key blocks (PEM, OpenPGP, OpenSSH) and JSON Web Tokens;
+//   - private-key blocks (PEM, OpenPGP, OpenSSH), their BEGIN and END
+//     lines also wrapped, and JSON Web Tokens;
+//   - passwords and tokens given to a command on its command line
+//     (--password X, docker login -p X, mysql -pX: cliRules);
 //   - HTTP credentials: Authorization/Proxy-Authorization headers of any
 //     scheme, Bearer tokens, Basic credentials (verified by decoding),
 //     `curl -u user:password`, the auth field of Docker's config.json and
@@ -75,6 +78,7 @@ var defaultRules = sync.OnceValue(func() []Rule {
 	rules := append(structuralRules(), vendorRules()...)
 	rules = append(rules, cardRule())
 	rules = append(rules, fileRules()...)
+	rules = append(rules, cliRules()...)
 	return append(rules, assignmentRules()...)
 })
 
@@ -86,9 +90,15 @@ func structuralRules() []Rule {
 	return []Rule{
 		// RFC 7468 (PEM "-----BEGIN … PRIVATE KEY-----"), RFC 4880 §6.2
 		// (OpenPGP "PRIVATE KEY BLOCK"), OpenSSH PROTOCOL.key. A block cut
-		// before its END line is redacted to the end of the text.
-		{Name: "private-key", Pattern: mustRe(`-----BEGIN[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END[A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\z)`),
-			Replacement: RedactionMark, Triggers: []string{"private key"}},
+		// before its END line is redacted to the end of the text. The
+		// words of the BEGIN and END lines may be apart by blanks and line
+		// breaks, as a chat's wrapping or a careless copy leaves them
+		// (-----BEGIN RSA PRIVATE\nKEY-----, ----- BEGIN … -----): before
+		// (red62), such a block was stored whole. Every match holds
+		// PRIVATE whole: "private", not "begin" (every begin of prose
+		// and code) nor "private key" (PRIVATE\nKEY), triggers it.
+		{Name: "private-key", Pattern: mustRe(`-----[ \t]*BEGIN[A-Z0-9\s]*PRIVATE\s+KEY(?:\s+BLOCK)?[ \t]*-----[\s\S]*?(?:-----[ \t]*END[A-Z0-9\s]*PRIVATE\s+KEY(?:\s+BLOCK)?[ \t]*-----|\z)`),
+			Replacement: RedactionMark, Triggers: []string{"private"}},
 		// RFC 7519 §3 and RFC 7515 §7.1: base64url(header).base64url(claims).
 		// base64url(signature); a JSON header and claims set start with
 		// "ey" ("{" and a quote or space). An unsecured JWT has an empty

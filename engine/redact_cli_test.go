@@ -1,0 +1,57 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestRedactCommandLineSecrets: a password or token given to a command
+// on its command line (a shell tool's command in a transcript) is
+// replaced; a flag named in prose, a reference, a port flag and a
+// prompt (mysql -p) stay. red62: every secret row was stored in clear.
+func TestRedactCommandLineSecrets(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"long-flag", "docker login --username bob --password Sup3rS3cretPW", "docker login --username bob --password " + m},
+		{"long-flag-quoted", "mongo --username admin --password 'Sup3rS3cretPW' --quiet", "mongo --username admin --password '" + m + "' --quiet"},
+		{"long-flag-named", "deploy --db-password \"s3cret pw\" --api-key AbC123dEf", "deploy --db-password \"" + m + "\" --api-key " + m},
+		{"keytool", "keytool -importkeystore -deststorepass Sup3rS3cret -destkeypass K3ypass!", "keytool -importkeystore -deststorepass " + m + " -destkeypass " + m},
+		{"docker-login-p", "docker login -u bob -p Sup3rS3cretPW registry.example.com", "docker login -u bob -p " + m + " registry.example.com"},
+		{"sshpass", "sshpass -p 'Sup3rS3cretPW' ssh bob@host", "sshpass -p '" + m + "' ssh bob@host"},
+		{"mysql-glued", "mysql -u root -pSup3rS3cretPW -h db", "mysql -u root -p" + m + " -h db"},
+		{"mysql-glued-quoted", "mysqldump -uroot -p'Sup3rS3cretPW' app > app.sql", "mysqldump -uroot -p'" + m + "' app > app.sql"},
+		{"redis-cli", "redis-cli -h cache -a Sup3rS3cretPW ping", "redis-cli -h cache -a " + m + " ping"},
+		{"sqlcmd", "sqlcmd -S db -U sa -P Sup3rS3cretPW -Q 'select 1'", "sqlcmd -S db -U sa -P " + m + " -Q 'select 1'"},
+		{"in-json-command", `{"command":"docker login -u bob -p Sup3rS3cretPW ghcr.io"}`, `{"command":"docker login -u bob -p ` + m + ` ghcr.io"}`},
+		{"prose-flag-kept", "pass the --token flag, or use the --password option", "pass the --token flag, or use the --password option"},
+		{"reference-kept", `mycli --api-key "$API_KEY" --token ${TOKEN}`, `mycli --api-key "$API_KEY" --token ${TOKEN}`},
+		{"redirect-kept", "gh auth login --with-token < token.txt", "gh auth login --with-token < token.txt"},
+		{"mysql-prompt-kept", "mysql -h db -P 3306 -u root -p app", "mysql -h db -P 3306 -u root -p app"},
+		{"port-flags-kept", "ssh -p 2222 bob@host && psql -p 5432 -h db", "ssh -p 2222 bob@host && psql -p 5432 -h db"},
+		{"other-command-p-kept", "docker run -p 8080:80 nginx", "docker run -p 8080:80 nginx"},
+		{"prose-flag-capital-kept", "pass the --token Flag, or the --password File.", "pass the --token Flag, or the --password File."},
+		{"build-secret-spec-kept", "docker build --secret id=npm,src=/run/.npmrc .", "docker build --secret id=npm,src=/run/.npmrc ."},
+		{"file-flags-kept", "app --password-file /etc/pw --token-file t.txt --api-key-file k --password-stdin", "app --password-file /etc/pw --token-file t.txt --api-key-file k --password-stdin"},
+		{"other-a-p-flags-kept", "ls -a x; tar -a -cf x.tgz d; git commit -a -m msg; grep -p x f; mysql -P 3306 -u root -p", "ls -a x; tar -a -cf x.tgz d; git commit -a -m msg; grep -p x f; mysql -P 3306 -u root -p"},
+		{"placeholder-kept", "app --token $TOKEN --password <password> --api-key YOUR_API_KEY", "app --token $TOKEN --password <password> --api-key YOUR_API_KEY"},
+		{"escaped-break-kept", `use the --password option\nthen ok`, `use the --password option\nthen ok`},
+		{"single-dash-secret", "app -token Xy7Qw9Zk2 -client_secret Ab3-cD4", "app -token " + m + " -client_secret " + m},
+	})
+}
+
+// TestRedactPrivateKeyWrapped: a private key block whose BEGIN or END
+// line a chat's wrapping broke, or written with blanks inside its dashes,
+// is replaced. red62: the first three were stored whole.
+func TestRedactPrivateKeyWrapped(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"begin-wrapped", "key:\n-----BEGIN RSA PRIVATE\nKEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHC\n-----END RSA PRIVATE KEY-----\nbye", "key:\n" + m + "\nbye"},
+		{"begin-wrapped-after-begin", "-----BEGIN\nRSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAu1SU1LfVLPHC\n-----END RSA PRIVATE KEY-----", m},
+		{"spaced-dashes", "----- BEGIN RSA PRIVATE KEY -----\r\nMIIEowIBAAKCAQEAu1SU1LfVLPHC\r\n----- END RSA PRIVATE KEY -----\r\nbye", m + "\r\nbye"},
+		{"end-wrapped", "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIIrYSSNQFaA2\n-----END EC PRIVATE\nKEY-----\nbye", m + "\nbye"},
+		{"glued-type", "-----BEGIN RSA PPRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PPRIVATE KEY-----", m},
+		{"public-key-kept", "-----BEGIN RSA PUBLIC\nKEY-----\nMIIBCgKCAQEA\n-----END RSA PUBLIC KEY-----", "-----BEGIN RSA PUBLIC\nKEY-----\nMIIBCgKCAQEA\n-----END RSA PUBLIC KEY-----"},
+		{"prose-kept", "Begin with the private key file, then the certificate.", "Begin with the private key file, then the certificate."},
+	})
+}
