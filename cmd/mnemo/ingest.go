@@ -107,6 +107,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		return err
 	}
 	defer watch.Stop()
+	c.committed.check = c.target().mnemo("check")
 	c.setLastLine(c.committed.line)
 	var total importer.Report
 	defer func() {

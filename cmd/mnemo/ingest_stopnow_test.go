@@ -51,7 +51,7 @@ func TestIngestStoppedAtOnce(t *testing.T) {
 	if got := cmd.ProcessState.ExitCode(); got != 130 {
 		t.Fatalf("exit %d, want 130; stderr:\n%s", got, stderr.String())
 	}
-	m := regexp.MustCompile(`(?m)^mnemo ingest: stopped at once: ([0-9]+) messages? stored by this ingest, committed: they stay \(.*\); run the same ingest again to store the rest \(.*\); some stored messages may have no embedding yet \(.*\): that ingest run again, or mnemo check, embeds them`).FindStringSubmatch(stderr.String())
+	m := regexp.MustCompile(`(?m)^mnemo ingest: stopped at once: ([0-9]+) messages? stored by this ingest, committed: they stay \(.*\); run the same ingest again to store the rest \(.*\); some stored messages may have no embedding yet \(.*\): that ingest run again, or mnemo --dir ` + regexp.QuoteMeta(dir) + ` check, embeds them`).FindStringSubmatch(stderr.String())
 	if m == nil {
 		t.Fatalf("stderr lacks what was stored:\n%s", stderr.String())
 	}
