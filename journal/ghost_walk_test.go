@@ -88,7 +88,8 @@ func TestGhostRunsWalk(t *testing.T) {
 // (two ranges of each stored id's other resources) was planned as two
 // hash joins reading every memctx record: 1.2 s an Expire at 200,000
 // records (BENCHMARKS.md, pg62). Counted in the transaction's own table
-// statistics (pg_stat_xact_user_tables), whatever the plan's shape.
+// statistics (pg_stat_xact_user_tables: the records read), whatever the
+// plan's shape.
 func TestGhostRunsWalkSeeksPostgres(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		if b.Dialect != store.Postgres {
@@ -125,8 +126,13 @@ func TestGhostRunsWalkSeeksPostgres(t *testing.T) {
 				FROM pg_stat_xact_user_tables WHERE relid = 'journal'::regclass`).Scan(&scans, &read); err != nil {
 				return err
 			}
-			if scans != 0 || read > 1000 {
-				t.Errorf("the walk scanned the journal %d times and read %d records of 20,003, want no scan and about one record a (thread, resource) pair", scans, read)
+			// A scan stopped early by its LIMIT (the planner's choice for a
+			// pair's first record on some servers: the clean-clone CI of
+			// 61e88842 counted 7 scans reading 106 records) reads no table
+			// from end to end: what is bounded is the records read (the old
+			// walk read 40,108).
+			if read > 1000 {
+				t.Errorf("the walk read %d records of 20,003 (%d scans), want about one record a (thread, resource) pair", read, scans)
 			}
 			return nil
 		})
