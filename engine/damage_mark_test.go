@@ -3,7 +3,6 @@ package engine_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,33 +22,10 @@ const damageMark = engine.DatabaseFile + ".damage-seen"
 // checkpointed: a backup of it), then garbles the page holding marker.
 func soundAndGarbled(t *testing.T, marker string) (dir string, sound []byte) {
 	t.Helper()
-	ctx := context.Background()
 	dir = t.TempDir()
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	path := storeMarkerThreads(t, dir, marker)
+	sound, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	for _, th := range []string{"t", "u"} {
-		var msgs []engine.Message
-		for i := range 60 {
-			text := fmt.Sprintf("%s message %d about the weather in a town by the sea, with words that take room", th, i)
-			if th == "t" && i == 30 {
-				text = "the " + marker + " said the refund was approved"
-			}
-			msgs = append(msgs, user("", text))
-		}
-		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: th, ResourceID: "r-" + th, Messages: msgs}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := e.SyncIndexes(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(dir, engine.DatabaseFile)
-	if sound, err = os.ReadFile(path); err != nil {
 		t.Fatal(err)
 	}
 	enginetest.GarblePage(t, path, enginetest.PageHolding(t, path, marker))

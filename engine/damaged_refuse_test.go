@@ -32,6 +32,16 @@ func garbledPageDir(t *testing.T, marker string) string {
 // what it holds) and garbles the page holding marker; it returns dir.
 func garbleInto(t *testing.T, dir, marker string) string {
 	t.Helper()
+	path := storeMarkerThreads(t, dir, marker)
+	enginetest.GarblePage(t, path, enginetest.PageHolding(t, path, marker))
+	return dir
+}
+
+// storeMarkerThreads stores threads "t" and "u" (60 messages each; t's
+// 31st holds marker) in dir, waits for the indexes and closes the engine,
+// and returns the path of dir's mnemo.db.
+func storeMarkerThreads(t *testing.T, dir, marker string) string {
+	t.Helper()
 	ctx := context.Background()
 	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
 	if err != nil {
@@ -56,9 +66,7 @@ func garbleInto(t *testing.T, dir, marker string) string {
 	if err := e.Close(); err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, engine.DatabaseFile)
-	enginetest.GarblePage(t, path, enginetest.PageHolding(t, path, marker))
-	return dir
+	return filepath.Join(dir, engine.DatabaseFile)
 }
 
 // TestDamagedRefusesNewData: once a read met a damaged page of mnemo.db,
