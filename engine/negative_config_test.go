@@ -60,6 +60,7 @@ func TestOpenRefusesNegativeSizes(t *testing.T) {
 		"Observe.ReflectThreshold": {Observe: &engine.ObserveConfig{ReflectThreshold: -1}},
 		"Observe.MaxRounds":        {Observe: &engine.ObserveConfig{MaxRounds: -1}},
 		"Observe.CallTimeout":      {Observe: &engine.ObserveConfig{CallTimeout: -time.Second}},
+		"Observe.MaxAnswerTokens":  {Observe: &engine.ObserveConfig{MaxAnswerTokens: -1}},
 		"Observe.Scope":            {Observe: &engine.ObserveConfig{Scope: "global"}},
 		// Taken, and then every LoadContext failed naming recall.<field>
 		// as if the request had given it, or working memory's config

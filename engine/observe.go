@@ -51,6 +51,14 @@ type ObserveConfig struct {
 	// read as the default). A call cut by it fails with an error matching
 	// observe.ErrCallTimeout that names the bound.
 	CallTimeout time.Duration
+	// MaxAnswerTokens is observe.Config.MaxAnswerTokens: the bound on one
+	// answer of the observer or the reflector, in tokens, sent as
+	// max_tokens (0: observe.DefaultMaxAnswerTokens, 4,096; mnemo.json's
+	// observe.maxAnswerTokens). Raise it when answers are cut at
+	// max_tokens; a negative one, or one above
+	// observe.MaxAnswerTokensLimit, is refused by Open (a
+	// *ValidationError naming Observe.MaxAnswerTokens).
+	MaxAnswerTokens int
 	// MaxUnobservedTokens bounds the unobserved part of LoadContext's
 	// recent window, in estimated tokens (the messages' stored estimates,
 	// about 4 bytes each). The window holds every message after the
@@ -152,7 +160,7 @@ func (e *Engine) observeConfig(model observe.Model) observe.Config {
 	return observe.Config{
 		DB: e.db, Journal: e.journal, Source: engineSource{e}, Model: model,
 		Threshold: c.Threshold, ChunkTokens: c.ChunkTokens, ReflectThreshold: c.ReflectThreshold,
-		RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout,
+		RecentN: e.cfg.RecentN, MaxRounds: c.MaxRounds, CallTimeout: c.CallTimeout, MaxAnswerTokens: c.MaxAnswerTokens,
 		Now: e.now, Logger: e.log, Redact: e.redactor.Redact,
 		Writable: e.damagedFile, // stats.go: an observation begun before the damage was found is not stored
 	}

@@ -39,10 +39,11 @@ const (
 
 // checkObserveConfig refuses an ObserveConfig bound that cannot hold: a
 // negative MaxUnobservedTokens, and a negative Threshold, ChunkTokens,
-// ReflectThreshold, MaxRounds or CallTimeout, which the observer read as
-// its default (MaxRounds, CallTimeout) or refused only at its first use
-// with an ErrConfig naming no field (the thresholds); and a Scope other
-// than the two, refused there too.
+// ReflectThreshold, MaxRounds, MaxAnswerTokens or CallTimeout, which the
+// observer read as its default (MaxRounds, MaxAnswerTokens, CallTimeout)
+// or refused only at its first use with an ErrConfig naming no field (the
+// thresholds); a MaxAnswerTokens above observe.MaxAnswerTokensLimit; and a
+// Scope other than the two, refused there too.
 func checkObserveConfig(c *ObserveConfig) error {
 	if c == nil {
 		return nil
@@ -53,10 +54,13 @@ func checkObserveConfig(c *ObserveConfig) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"Threshold", c.Threshold}, {"ChunkTokens", c.ChunkTokens}, {"ReflectThreshold", c.ReflectThreshold}, {"MaxRounds", c.MaxRounds}} {
+	}{{"Threshold", c.Threshold}, {"ChunkTokens", c.ChunkTokens}, {"ReflectThreshold", c.ReflectThreshold}, {"MaxRounds", c.MaxRounds}, {"MaxAnswerTokens", c.MaxAnswerTokens}} {
 		if f.v < 0 {
 			return invalid(-1, "Observe."+f.name, "must be 0 (the default) or more, got %d", f.v)
 		}
+	}
+	if c.MaxAnswerTokens > observe.MaxAnswerTokensLimit {
+		return invalid(-1, "Observe.MaxAnswerTokens", "must be at most observe.MaxAnswerTokensLimit (%d), got %d", observe.MaxAnswerTokensLimit, c.MaxAnswerTokens)
 	}
 	if c.CallTimeout < 0 {
 		return invalid(-1, "Observe.CallTimeout", "must be 0 (observe.DefaultCallTimeout, %s) or more, got %v", observe.DefaultCallTimeout, c.CallTimeout)

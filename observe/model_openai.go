@@ -169,7 +169,7 @@ func answerText(resp openai.ChatCompletionResponse, maxTokens int) (string, erro
 	case c.FinishReason == openai.FinishReasonContentFilter && c.Message.Content == "":
 		return "", fmt.Errorf("%w: the endpoint's content filter withheld the answer (finish_reason content_filter)", ErrEmptyAnswer)
 	case c.FinishReason == openai.FinishReasonLength && !json.Valid([]byte(unfence(c.Message.Content))):
-		return "", fmt.Errorf("%w: the answer was cut at max_tokens (%d tokens asked, Config.MaxAnswerTokens) before its JSON ended (finish_reason length): lower the chunk (observe.chunkTokens in mnemo.json) so that it needs a shorter answer",
+		return "", fmt.Errorf("%w: the answer was cut at max_tokens (%d tokens asked: observe.maxAnswerTokens in mnemo.json, Config.MaxAnswerTokens in Go) before its JSON ended (finish_reason length): raise observe.maxAnswerTokens, or lower the chunk (observe.chunkTokens) so that it needs a shorter answer",
 			ErrMalformedAnswer, maxTokens)
 	}
 	return c.Message.Content, nil

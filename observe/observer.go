@@ -31,6 +31,11 @@ const (
 	DefaultCallTimeout = 2 * time.Minute
 	// DefaultMaxAnswerTokens bounds the answer of one model call.
 	DefaultMaxAnswerTokens = 4096
+	// MaxAnswerTokensLimit is the largest Config.MaxAnswerTokens New
+	// takes: 1,048,576 tokens, far above any model's output window (a
+	// larger bound overflowed the answer's byte bound,
+	// MaxAnswerBytesPerToken times it).
+	MaxAnswerTokensLimit = 1 << 20
 )
 
 // Config configures New. DB, Journal, Source and Model are required; every
@@ -65,7 +70,10 @@ type Config struct {
 	// A call cut by it returns an error matching ErrCallTimeout that names
 	// the bound.
 	CallTimeout time.Duration
-	// MaxAnswerTokens bounds one answer; 0 means DefaultMaxAnswerTokens.
+	// MaxAnswerTokens bounds one answer, in tokens (sent as max_tokens;
+	// an answer longer than MaxAnswerBytesPerToken bytes a token is
+	// ErrMalformedAnswer); 0 or negative means DefaultMaxAnswerTokens
+	// (4,096). New refuses one above MaxAnswerTokensLimit (ErrConfig).
 	MaxAnswerTokens int
 
 	Now    func() time.Time // clock for row times and the back-off after an unusable answer (Observe); nil means time.Now
@@ -127,6 +135,8 @@ func New(cfg Config) (*Observer, error) {
 		return nil, fmt.Errorf("%w: Model is nil", ErrConfig)
 	case cfg.Threshold < 0, cfg.ChunkTokens < 0, cfg.ReflectThreshold < 0:
 		return nil, fmt.Errorf("%w: negative threshold", ErrConfig)
+	case cfg.MaxAnswerTokens > MaxAnswerTokensLimit:
+		return nil, fmt.Errorf("%w: MaxAnswerTokens %d is above MaxAnswerTokensLimit (%d)", ErrConfig, cfg.MaxAnswerTokens, MaxAnswerTokensLimit)
 	}
 	if cfg.Threshold == 0 {
 		cfg.Threshold = DefaultThreshold
@@ -396,7 +406,7 @@ func (o *Observer) complete(ctx context.Context, system, user string) (string, e
 			ErrCallTimeout, o.cfg.CallTimeout, err)
 	}
 	if limit := o.cfg.MaxAnswerTokens * MaxAnswerBytesPerToken; err == nil && len(out) > limit {
-		return "", fmt.Errorf("%w: the answer is %d bytes, more than the %d tokens asked for can hold (at most %d bytes, %d a token: Config.MaxAnswerTokens); the endpoint did not honour max_tokens",
+		return "", fmt.Errorf("%w: the answer is %d bytes, more than the %d tokens asked for can hold (at most %d bytes, %d a token: observe.maxAnswerTokens in mnemo.json, Config.MaxAnswerTokens in Go); the endpoint did not honour max_tokens",
 			ErrMalformedAnswer, len(out), o.cfg.MaxAnswerTokens, limit, MaxAnswerBytesPerToken)
 	}
 	return out, err

@@ -16,11 +16,13 @@ import (
 func TestConfigObserveRefused(t *testing.T) {
 	getenv := func(string) string { return "" }
 	for want, o := range map[string]*observeConfig{
-		"observe.threshold must be >= 0, got -1":                                             {Threshold: -1},
-		"observe.reflectThreshold must be >= 0, got -5":                                      {ReflectThreshold: -5},
-		"observe.chunkTokens must be >= 0, got -2":                                           {ChunkTokens: -2},
-		`observe.scope must be thread or resource, got "bogus"`:                              {Scope: "bogus"},
-		"observe.maxUnobservedTokens must be >= 0 (0: the default) or -1 (no bound), got -2": {MaxUnobservedTokens: -2},
+		"observe.threshold must be >= 0, got -1":                                              {Threshold: -1},
+		"observe.reflectThreshold must be >= 0, got -5":                                       {ReflectThreshold: -5},
+		"observe.chunkTokens must be >= 0, got -2":                                            {ChunkTokens: -2},
+		"observe.maxAnswerTokens must be >= 0, got -3":                                        {MaxAnswerTokens: -3},
+		"observe.maxAnswerTokens must be at most 1048576 (0: the default, 4096), got 1048577": {MaxAnswerTokens: 1<<20 + 1},
+		`observe.scope must be thread or resource, got "bogus"`:                               {Scope: "bogus"},
+		"observe.maxUnobservedTokens must be >= 0 (0: the default) or -1 (no bound), got -2":  {MaxUnobservedTokens: -2},
 	} {
 		for _, withModel := range []bool{false, true} {
 			err := (&memoryConfig{Observe: o}).apply(&engine.Config{}, getenv, withModel)
@@ -32,6 +34,12 @@ func TestConfigObserveRefused(t *testing.T) {
 	ok := &memoryConfig{Observe: &observeConfig{Threshold: 100, ReflectThreshold: 200, Scope: "resource"}}
 	if err := ok.apply(&engine.Config{}, getenv, false); err != nil {
 		t.Errorf("a valid observe section: %v", err)
+	}
+	for _, in := range []int{0, 16384} {
+		var cfg engine.Config
+		if err := (&memoryConfig{Observe: &observeConfig{MaxAnswerTokens: in}}).apply(&cfg, getenv, false); err != nil || cfg.Observe.MaxAnswerTokens != in {
+			t.Errorf("maxAnswerTokens %d: %v, engine gets %d", in, err, cfg.Observe.MaxAnswerTokens)
+		}
 	}
 	for in, want := range map[int]int{0: 0, 5000: 5000, -1: engine.NoUnobservedBound} {
 		var cfg engine.Config

@@ -104,6 +104,11 @@ type observeConfig struct {
 	// observe.DefaultCallTimeout (2 minutes); 0, negative or no duration is
 	// refused naming observe.callTimeout.
 	CallTimeout string `json:"callTimeout,omitempty"`
+	// MaxAnswerTokens is engine.ObserveConfig.MaxAnswerTokens, the bound
+	// on one answer in tokens (max_tokens): none or 0 the default,
+	// observe.DefaultMaxAnswerTokens (4,096); negative or above
+	// observe.MaxAnswerTokensLimit refused naming observe.maxAnswerTokens.
+	MaxAnswerTokens int `json:"maxAnswerTokens,omitempty"`
 	// MaxUnobservedTokens is engine.ObserveConfig.MaxUnobservedTokens: 0
 	// the default, -1 no bound.
 	MaxUnobservedTokens int    `json:"maxUnobservedTokens,omitempty"`
@@ -586,7 +591,7 @@ func (c *memoryConfig) apply(cfg *engine.Config, getenv func(string) string, wit
 		}
 		oc := &engine.ObserveConfig{Threshold: o.Threshold, ReflectThreshold: o.ReflectThreshold, ChunkTokens: o.ChunkTokens,
 			Background: o.Background && withModel, SyncOnLoad: o.SyncOnLoad && withModel, Scope: o.Scope, SearchTool: o.SearchTool,
-			MaxUnobservedTokens: o.MaxUnobservedTokens}
+			MaxUnobservedTokens: o.MaxUnobservedTokens, MaxAnswerTokens: o.MaxAnswerTokens}
 		oc.CallTimeout, _ = o.callTimeout() // checked by o.check
 		if o.MaxUnobservedTokens == -1 {
 			oc.MaxUnobservedTokens = engine.NoUnobservedBound
@@ -702,17 +707,20 @@ func (o *observeConfig) callTimeout() (time.Duration, error) {
 }
 
 // check refuses what the observer would refuse at its first use: a
-// negative threshold, reflectThreshold or chunkTokens (0 means the
-// default), a scope other than thread or resource (empty means thread),
+// negative threshold, reflectThreshold, chunkTokens or maxAnswerTokens (0
+// means the default), a maxAnswerTokens above observe.MaxAnswerTokensLimit, a scope other than thread or resource (empty means thread),
 // a callTimeout callTimeout refuses.
 func (o *observeConfig) check() error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"threshold", o.Threshold}, {"reflectThreshold", o.ReflectThreshold}, {"chunkTokens", o.ChunkTokens}} {
+	}{{"threshold", o.Threshold}, {"reflectThreshold", o.ReflectThreshold}, {"chunkTokens", o.ChunkTokens}, {"maxAnswerTokens", o.MaxAnswerTokens}} {
 		if f.v < 0 {
 			return fmt.Errorf("observe.%s must be >= 0, got %d", f.name, f.v)
 		}
+	}
+	if o.MaxAnswerTokens > observe.MaxAnswerTokensLimit {
+		return fmt.Errorf("observe.maxAnswerTokens must be at most %d (0: the default, %d), got %d", observe.MaxAnswerTokensLimit, observe.DefaultMaxAnswerTokens, o.MaxAnswerTokens)
 	}
 	if o.MaxUnobservedTokens < -1 {
 		return fmt.Errorf("observe.maxUnobservedTokens must be >= 0 (0: the default) or -1 (no bound), got %d", o.MaxUnobservedTokens)
