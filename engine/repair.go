@@ -34,8 +34,16 @@ func (e *Engine) repairOnOpen(ctx context.Context) error {
 // queueMissingEmbeddings queues an "embed" outbox row for every message
 // without an embedding by the current embedder and without a pending
 // outbox row, after deleting the damaged ones (wrong length). A cheap
-// count comparison runs first.
+// count comparison runs first. Once mnemo.db is found damaged
+// (damagedFile: the record an earlier process left) it writes nothing,
+// as no other Open-time write does (the working-memory configuration):
+// it logs a warning, and the open after a restore or a salvage repairs
+// them.
 func (e *Engine) queueMissingEmbeddings(ctx context.Context) error {
+	if err := e.damagedFile(); err != nil {
+		e.log.WarnContext(ctx, "engine: the stored embeddings were not repaired at open (damaged ones not deleted, missing ones not queued): the database file was found damaged", "err", err)
+		return nil
+	}
 	if _, err := e.dropDamagedEmbeddings(ctx); err != nil { // damaged.go
 		return err
 	}
