@@ -44,3 +44,32 @@ func TestListingNotesEmptyResource(t *testing.T) {
 		}
 	}
 }
+
+// TestListingSaysNone: mnemo runs with no run and mnemo threads with no
+// thread say there are none and what makes one, where they printed their
+// table's header alone; --json stays an empty list.
+func TestListingSaysNone(t *testing.T) {
+	dir := t.TempDir()
+	env := map[string]string{"MNEMO_EMBEDDER": "hash-384"}
+	if code, _, errOut := run(t, env, "--dir", dir, "ingest", writeJSONL(t, 1, nil)); code != 0 {
+		t.Fatalf("ingest: exit %d: %s", code, errOut)
+	}
+	want := func(args []string, out string) {
+		t.Helper()
+		code, got, errOut := run(t, env, append([]string{"--dir", dir}, args...)...)
+		if code != 0 || strings.TrimSpace(got) != out {
+			t.Errorf("mnemo %q: exit %d, standard output %q, want %q\n%s", args, code, got, out, errOut)
+		}
+	}
+	want([]string{"runs"}, noRunsLine)
+	want([]string{"runs", "--thread", "t0"}, noRunsLine)
+	want([]string{"runs", "--json"}, "{\n  \"runs\": []\n}")
+	if code, _, errOut := run(t, env, "--dir", dir, "delete", "--thread", "t0", "--yes"); code != 0 {
+		t.Fatalf("delete: exit %d: %s", code, errOut)
+	}
+	want([]string{"threads"}, noThreadsLine)
+	want([]string{"threads", "--json"}, "[]")
+	if !strings.Contains(noRunsLine, "LoadContext") || !strings.Contains(noThreadsLine, "mnemo ingest") {
+		t.Errorf("the lines say what makes a run and a thread: %q, %q", noRunsLine, noThreadsLine)
+	}
+}

@@ -65,10 +65,10 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) (err error) {
 	}
 	cols := &columns{w: c.Stdout}
 	header := []string{"THREAD", "RESOURCE", "MESSAGES", "BYTES", "LAST MESSAGE", "LAST ACTIVE", "TITLE"}
-	return eachThreadPage(ctx, e, *resource, func(ts []engine.Thread) error {
+	err = eachThreadPage(ctx, e, *resource, func(ts []engine.Thread) error {
 		listed += len(ts)
 		rows := make([][]string, 0, len(ts)+1)
-		if header != nil {
+		if header != nil && len(ts) > 0 {
 			rows, header = append(rows, header), nil
 		}
 		for _, t := range ts {
@@ -77,7 +77,15 @@ func (c *ThreadsCommand) Run(ctx context.Context, args []string) (err error) {
 		}
 		return cols.Page(rows)
 	})
+	if err == nil && listed == 0 {
+		_, err = fmt.Fprintln(c.Stdout, noThreadsLine)
+	}
+	return err
 }
+
+// noThreadsLine is what the text of mnemo threads is when it lists none,
+// in place of a header alone: what creates a thread. --json prints [].
+const noThreadsLine = "(no threads: a thread is created by storing its first message: mnemo ingest, POST /v1/threads/{thread}/messages, the MCP tool memory_append)"
 
 // noteNoThreads says on standard error that resource (when not "") has
 // no threads, when listed, the threads listed, is 0: a mistyped id

@@ -81,7 +81,7 @@ func (c *RunsCommand) Run(ctx context.Context, args []string) error {
 	if *asJSON {
 		return c.printJSON(out)
 	}
-	return printRuns(c.Stdout, out)
+	return printRuns(c.Stdout, out, f.Before == nil && f.Offset == 0)
 }
 
 // runFilter checks the flags of `mnemo runs` (usage errors) and returns
@@ -117,9 +117,23 @@ func (c *RunsCommand) runFilter(fs *flag.FlagSet, thread, resource string, limit
 	return f, nil
 }
 
+// noRunsLine is what the text of mnemo runs is when its first page lists
+// none, in place of a header alone: what records a run. --json prints
+// {"runs": []}.
+const noRunsLine = "(no runs: a run is recorded by each context load, with its memctx record: mnemo context, POST /v1/context, the MCP tool memory_context, engine.LoadContext)"
+
 // printRuns prints a page of runs as a table and, when more follow, the
-// cursor of the next page.
-func printRuns(w io.Writer, page server.RunList) error {
+// cursor of the next page; a page of none says so (noRunsLine; "(no more
+// runs)" past the first page).
+func printRuns(w io.Writer, page server.RunList, first bool) error {
+	switch {
+	case len(page.Runs) == 0 && first:
+		_, err := fmt.Fprintln(w, noRunsLine)
+		return err
+	case len(page.Runs) == 0:
+		_, err := fmt.Fprintln(w, "(no more runs)")
+		return err
+	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "RUN\tTHREAD\tRESOURCE\tCREATED")
 	for _, r := range page.Runs {
