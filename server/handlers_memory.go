@@ -29,7 +29,8 @@ func (s *Server) loadContext(r *http.Request, p *Principal) (any, error) {
 // "." or ".." the token is not given is the id rule's 400 (NewID).
 // Errors: those of POST /v1/context, as Describe words them (a missing
 // threadId a 400, a thread or resource not the principal's matching
-// ErrNotFound, the engine's errors).
+// ErrNotFound, the engine's errors; a run id of an erased thread is the
+// 409 runErasedConflict words).
 func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error) {
 	if b.ThreadID == "" {
 		return nil, errorf(kindInvalid, "threadId", "threadId is required")
@@ -75,6 +76,9 @@ func (t Tenant) LoadContext(ctx context.Context, b ContextBody) (*Context, error
 		// ErrThreadNotFound: the thread found above was erased (or expired)
 		// before the engine recorded the run; nothing was recorded.
 		return nil, notFound("thread", b.ThreadID)
+	}
+	if errors.Is(err, journal.ErrRunErased) {
+		return nil, t.runErasedConflict(ctx, b.RunID, err)
 	}
 	if err != nil {
 		return nil, err

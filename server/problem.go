@@ -327,10 +327,11 @@ func classify(err error) *apiError {
 	case errors.Is(err, engine.ErrConflict):
 		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
 	case errors.Is(err, journal.ErrRunOwned):
-		// journal.ErrRunErased too, which matches it: the erasure's
-		// tombstone hides whose run it was, so "was erased" would tell
-		// any tenant that another's conversation under the id was erased,
-		// and when.
+		// journal.ErrRunErased too, which matches it: classify does not
+		// know who asks, and "was erased" would tell any tenant that
+		// another's conversation under the id was erased, and when.
+		// Tenant.LoadContext tells the run's own tenant
+		// (runErasedConflict).
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id belongs to another conversation; choose another id (replaceRun replaces only a run of this thread)"}
 	case errors.Is(err, journal.ErrRunExists):
 		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}

@@ -182,6 +182,22 @@ func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	return rec, err
 }
 
+// runErasedConflict is the 409 of a request refused with
+// journal.ErrRunErased (err) under run id: to a principal allowed the
+// resource of the run's erased thread (the run's tenant, the operator),
+// `the run id's thread was erased; choose another id`, on runId, as Run
+// and the engine's LoadContext say it; to anyone else, and once the
+// resource was erased too (its tombstone names no one but to the
+// operator), err, which classify words as a run id of another
+// conversation: another tenant learns nothing of the erasure.
+func (t Tenant) runErasedConflict(ctx context.Context, id string, err error) error {
+	var erased *journal.RunErasedError
+	if _, jerr := t.Engine.Journal().MemCtx(ctx, id); errors.As(jerr, &erased) && t.Principal.Allows(erased.ResourceID) {
+		return errorf(kindConflict, "runId", "%s; choose another id", journal.RunErasedDetail)
+	}
+	return err
+}
+
 // Message returns a stored message the principal may touch. Errors: an
 // id no record can have is a 400 on "message" (Describe); a message not
 // stored, or another resource's, matches ErrNotFound; the engine's.
