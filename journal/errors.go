@@ -52,15 +52,23 @@ type RunPrunedError struct {
 // RunPrunedError holds and names: 3.
 const MaxRunDispatchesNamed = 3
 
-// Error says `journal: run not found: "ID": `, RunPrunedDetail and, when
-// the run dispatched calls, what it holds: `; it holds 1 dispatch: call
-// "call_0" of charge_card, pending (its outcome is unknown; begun
-// 2026-12-07 02:40:00 UTC)` (walk60 L2: a run that only dispatched was
-// said as one that held nothing). It names no thread or resource.
+// Error says `journal: run not found: "ID": ` and Detail. It names no
+// thread or resource.
 func (e *RunPrunedError) Error() string {
-	msg := fmt.Sprintf("journal: run not found: %q: %s", e.RunID, RunPrunedDetail)
+	return fmt.Sprintf("journal: run not found: %q: %s", e.RunID, e.Detail())
+}
+
+// Detail says why the run has no record, RunPrunedDetail, and for a run
+// that dispatched calls RunDispatchedDetail and what it holds: `it has
+// no memctx record: …; it holds 1 dispatch: call "call_0" of charge_card,
+// pending (its outcome is unknown; begun 2026-12-07 02:40:00 UTC)`
+// (walk60 L2: a run that only dispatched was said as one that held
+// nothing; small64: then as one whose record was pruned). The server's
+// 404 (server.Tenant.Run) says it after `run not found: "ID": `, as Error
+// does.
+func (e *RunPrunedError) Detail() string {
 	if len(e.Dispatches) == 0 {
-		return msg
+		return RunPrunedDetail
 	}
 	n := fmt.Sprintf("%d dispatch", len(e.Dispatches))
 	if len(e.Dispatches) > 1 {
@@ -73,11 +81,17 @@ func (e *RunPrunedError) Error() string {
 	for i, d := range e.Dispatches {
 		parts[i] = fmt.Sprintf("call %q of %s, %s", d.CallID, d.Name, d.State())
 	}
-	return msg + "; it holds " + n + ": " + strings.Join(parts, "; ")
+	return RunDispatchedDetail + "; it holds " + n + ": " + strings.Join(parts, "; ")
 }
 
-// RunPrunedDetail says why a claimed run has no record (RunPrunedError).
+// RunPrunedDetail says why a claimed run that dispatched no call has no
+// record (RunPrunedError).
 const RunPrunedDetail = "its record was pruned by retention (retention.keepRuns / maxAge in mnemo.json), lost with a damaged mnemo.db (mnemo salvage names such a loss), or never written (only its tool calls were handled)"
+
+// RunDispatchedDetail says why a claimed run that dispatched calls
+// (BeginDispatch) has no record (RunPrunedError): a run may dispatch
+// without loading a context, so "pruned" alone would not be true.
+const RunDispatchedDetail = "it has no memctx record: it dispatched tool calls without loading a context, or its record was pruned by retention (retention.keepRuns / maxAge in mnemo.json) or lost with a damaged mnemo.db (mnemo salvage names such a loss)"
 
 // Is makes the error ErrNotFound for errors.Is.
 func (e *RunPrunedError) Is(target error) bool { return target == ErrNotFound }

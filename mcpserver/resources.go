@@ -145,11 +145,13 @@ func (h *handlers) readMemCtx(ctx context.Context, req *mcp.ReadResourceRequest)
 }
 
 // prunedDetail reports whether p is Tenant.Run's 404 for a run of the
-// caller's resources whose record was pruned (journal.RunPrunedError) or
-// whose thread was erased (journal.RunErasedError).
+// caller's resources whose record was pruned or never written
+// (journal.RunPrunedError: RunPrunedDetail, or RunDispatchedDetail and
+// the run's dispatches after it) or whose thread was erased
+// (journal.RunErasedError).
 func prunedDetail(p server.Problem) bool {
-	return p.Status == http.StatusNotFound &&
-		(strings.HasSuffix(p.Detail, journal.RunPrunedDetail) || strings.HasSuffix(p.Detail, journal.RunErasedDetail))
+	return p.Status == http.StatusNotFound && (strings.HasSuffix(p.Detail, journal.RunPrunedDetail) ||
+		strings.Contains(p.Detail, ": "+journal.RunDispatchedDetail+"; ") || strings.HasSuffix(p.Detail, journal.RunErasedDetail))
 }
 
 // memCtxShown is a memctx record as the resource gives it to the model

@@ -1,6 +1,9 @@
 package server_test
 
 import (
+	"context"
+	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -54,4 +57,33 @@ func TestRunPrunedByRetention(t *testing.T) {
 	check(bobToken, erased)
 	check(aliceToken, plain)
 	check(opsToken, erased)
+}
+
+// TestRunDispatchedOnly: GET /v1/runs/R/memctx and POST
+// /v1/runs/R/replay of a run that dispatched a call without loading a
+// context (no memctx record) tell the run's tenant and the operator that
+// it has none, why, and what it dispatched, as mnemo memctx says it; the
+// memctx resource of MCP says the same (small64: the 404 said only that
+// its record "was pruned by retention, lost …, or never written (only its
+// tool calls were handled)", and named no dispatch). Another tenant gets
+// the plain 404.
+func TestRunDispatchedOnly(t *testing.T) {
+	h := newHarness(t, true, server.Config{})
+	h.seed("t-bob", "res-bob", bobToken, "pay the invoice")
+	call := engine.Message{Role: engine.RoleAssistant, ToolCalls: []engine.ToolCall{
+		{ID: "call_0", Name: "charge_card", Arguments: json.RawMessage(`{"amount":5}`)}}}
+	if _, err := h.e.BeginDispatch(context.Background(), engine.DispatchIntent{RunID: "run-d", ThreadID: "t-bob", ResourceID: "res-bob", Message: call}); err != nil {
+		t.Fatal(err)
+	}
+	told := `run not found: "run-d": ` + journal.RunDispatchedDetail + `; it holds 1 dispatch: call "call_0" of charge_card, pending (its outcome is unknown; begun 20`
+	for _, c := range []struct{ who, token, want string }{
+		{"bob", bobToken, told}, {"ops", opsToken, told}, {"alice", aliceToken, `run not found: "run-d"`},
+	} {
+		for _, r := range []response{h.do("GET", "/v1/runs/run-d/memctx", c.token, nil), h.do("POST", "/v1/runs/run-d/replay", c.token, map[string]any{})} {
+			p := r.problem(t)
+			if r.status != 404 || !strings.HasPrefix(p.Detail, c.want) || (c.want != told && p.Detail != c.want) {
+				t.Errorf("%s: %d %q, want 404 %q", c.who, r.status, p.Detail, c.want)
+			}
+		}
+	}
 }

@@ -154,7 +154,9 @@ func ThreadConflict(field, threadID string) error {
 // Run returns the memctx record of a run of a resource the principal may
 // touch. A run not recorded, or another resource's, is the 404 `run not
 // found: "ID"`; one of the principal's resources whose record retention
-// pruned (journal.RunPrunedError) says so after it, and so does one whose
+// pruned (journal.RunPrunedError) says so after it (or, when the run
+// dispatched calls, that it has none and what it dispatched, as mnemo
+// memctx says it: RunPrunedError.Detail), and so does one whose
 // thread was erased (journal.RunErasedError: `run not found: "ID": the
 // run id's thread was erased`, as the engine's LoadContext says it) when
 // its resource was not erased too (the tombstone then names no one: an
@@ -169,7 +171,7 @@ func (t Tenant) Run(ctx context.Context, id string) (*journal.MemCtx, error) {
 	switch {
 	case errors.As(err, &pruned) && t.Principal.Allows(pruned.ResourceID):
 		ae := notFound("run", id)
-		ae.detail += ": " + journal.RunPrunedDetail
+		ae.detail += ": " + pruned.Detail()
 		return nil, ae
 	case errors.As(err, &erased) && t.Principal.Allows(erased.ResourceID):
 		ae := notFound("run", id)

@@ -21,8 +21,8 @@ import (
 func TestReplayNamesDispatches(t *testing.T) {
 	dir := pendingDispatchDirs(t)
 	for _, c := range []struct{ run, want string }{
-		{"run-1", `: run not found: "run-1": ` + journal.RunPrunedDetail + `; it holds 1 dispatch: call "call_0" of charge_card, pending (its outcome is unknown; begun 20`},
-		{"run-2", `: run not found: "run-2": ` + journal.RunPrunedDetail + `; it holds 1 dispatch: call "call_0" of refund, settled 20`},
+		{"run-1", `: run not found: "run-1": ` + journal.RunDispatchedDetail + `; it holds 1 dispatch: call "call_0" of charge_card, pending (its outcome is unknown; begun 20`},
+		{"run-2", `: run not found: "run-2": ` + journal.RunDispatchedDetail + `; it holds 1 dispatch: call "call_0" of refund, settled 20`},
 		{"run-3", `: run not found: "run-3": the run id's thread was erased` + "\n"},
 	} {
 		for _, args := range [][]string{{"replay", c.run}, {"replay", "--json", c.run}, {"memctx", c.run}, {"memctx", "--json", c.run},
