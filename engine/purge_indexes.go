@@ -23,7 +23,9 @@ import (
 // (dbstat and sqlite_dbpage, a fraction of the file) and an index is
 // rebuilt only when a page of it holds a piece of an erased id (idPieces):
 // a leftover copy, or a live key that holds the same bytes (another
-// owner's id with the same piece), which the check cannot tell apart.
+// owner's id with the same piece), which the check cannot tell apart. A
+// WITHOUT ROWID table (message_calls) is an index b-tree too, searched
+// and rebuilt the same way (TestEraseRebuildsCallsHoldingAPiece).
 
 // maxOwnerIDs bounds the erased owners' ids a purge keeps for the index
 // check; past it the purge rebuilds every index without searching them.

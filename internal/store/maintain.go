@@ -50,7 +50,8 @@ func CheckpointPassive(ctx context.Context, db *sql.DB) error {
 
 // Reindex rebuilds every index of the database (REINDEX): each index
 // b-tree is built again from its table and its old pages are freed, which
-// secure_delete zeroes. A page split copies cells within an index page and
+// secure_delete zeroes; a WITHOUT ROWID table's b-tree (its primary key's)
+// is rebuilt too. A page split copies cells within an index page and
 // leaves the old bytes in the gap between its cell pointers and its cells;
 // secure_delete zeroes a deleted cell where it lives but not those copies,
 // so after an erasure pieces of an erased key (a resource or thread id)
@@ -61,9 +62,11 @@ func Reindex(ctx context.Context, db *sql.DB) error {
 	return err
 }
 
-// ReindexNamed rebuilds the named indexes (REINDEX name, one at a time),
-// as Reindex does every index: each index's old pages are freed and
-// zeroed. A name is one IndexesHolding returned (sqlite_schema's).
+// ReindexNamed rebuilds the named b-trees (REINDEX name, one at a time),
+// as Reindex does every index: each one's old pages are freed and zeroed.
+// A name is one IndexesHolding returned (sqlite_schema's): an index, or a
+// WITHOUT ROWID table, whose REINDEX rebuilds its primary key b-tree (the
+// table itself, rows kept) and its other indexes.
 func ReindexNamed(ctx context.Context, db *sql.DB, names []string) error {
 	for _, n := range names {
 		if _, err := db.ExecContext(ctx, `REINDEX `+quoteIdent(n)); err != nil {
@@ -75,11 +78,15 @@ func ReindexNamed(ctx context.Context, db *sql.DB, names []string) error {
 
 // IndexesHolding returns, in sqlite_schema's order, the names of the
 // indexes of the database (those SQLite makes for a PRIMARY KEY or UNIQUE
-// constraint too) one of whose pages holds reports true for: every page of each index (leaf, interior and overflow), whole,
-// live cells and unused space alike, as SQLite sees it (the WAL's newer
-// pages included). The pages are found with the dbstat table and read
-// with sqlite_dbpage (both compiled into modernc's SQLite), one index
-// after the other, each in its own read; an index is read up to its first
+// constraint too) and of its WITHOUT ROWID tables one of whose pages holds
+// reports true for: every page of each b-tree (leaf, interior and
+// overflow), whole, live cells and unused space alike, as SQLite sees it
+// (the WAL's newer pages included). A WITHOUT ROWID table (message_calls)
+// is an index b-tree keyed by its primary key: its pages split and
+// rebalance as an index's do, and keep copies of cells in their unused
+// space the same way. The pages are found with the dbstat table and read
+// with sqlite_dbpage (both compiled into modernc's SQLite), one b-tree
+// after the other, each in its own read; a b-tree is read up to its first
 // page that holds. It stops with ctx's error.
 func IndexesHolding(ctx context.Context, db *sql.DB, holds func(page []byte) bool) ([]string, error) {
 	names, err := indexNames(ctx, db)
@@ -99,9 +106,12 @@ func IndexesHolding(ctx context.Context, db *sql.DB, holds func(page []byte) boo
 	return out, nil
 }
 
-// indexNames returns the names of the database's indexes.
+// indexNames returns the names of the database's indexes and WITHOUT
+// ROWID tables (pragma_table_list's wr), in sqlite_schema's order.
 func indexNames(ctx context.Context, db *sql.DB) ([]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index' ORDER BY rowid`)
+	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_schema WHERE type = 'index'
+		OR type = 'table' AND name IN (SELECT name FROM pragma_table_list WHERE schema = 'main' AND wr = 1)
+		ORDER BY rowid`)
 	if err != nil {
 		return nil, fmt.Errorf("list indexes: %w", err)
 	}
@@ -117,8 +127,8 @@ func indexNames(ctx context.Context, db *sql.DB) ([]string, error) {
 	return names, rows.Err()
 }
 
-// indexHolds reports whether a page of the index name holds what holds
-// looks for.
+// indexHolds reports whether a page of the b-tree name (an index or a
+// WITHOUT ROWID table) holds what holds looks for.
 func indexHolds(ctx context.Context, db *sql.DB, name string, holds func([]byte) bool) (bool, error) {
 	rows, err := db.QueryContext(ctx, `SELECT p.data FROM dbstat AS s JOIN sqlite_dbpage AS p ON p.pgno = s.pageno WHERE s.name = ?`, name)
 	if err != nil {
