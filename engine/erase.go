@@ -97,6 +97,7 @@ type EraseResult struct {
 	marker  string   // the erasing marker of this erasure
 	keys    []string // the fence keys of the threads and resources touched
 	noop    bool     // the transaction changed no row: no purge is owed
+	touched []string // the threads whose observations the erasure invalidated from a seq (invalidateObservations)
 }
 
 // changesSoFar returns how many rows SQLite has changed on tx's connection

@@ -178,6 +178,7 @@ func (er *erasure) invalidateObservations(ctx context.Context, tx *store.Tx) err
 		touched = append(touched, t)
 	}
 	sort.Strings(touched)
+	er.res.touched = touched
 	for _, t := range touched {
 		inv, err := observe.Invalidate(ctx, tx, t, er.minSeq[t], er.now)
 		if err != nil {

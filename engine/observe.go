@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-go/mnemo/observe"
@@ -109,6 +110,7 @@ type ObserveConfig struct {
 type observeState struct {
 	once  sync.Once
 	obs   *observe.Observer
+	built atomic.Pointer[observe.Observer] // obs once built: builtObserver
 	err   error
 	queue chan string
 
@@ -132,6 +134,7 @@ func (e *Engine) observer() (*observe.Observer, error) {
 			return
 		}
 		s.obs, s.err = observe.New(e.observeConfig(c.Model))
+		s.built.Store(s.obs)
 		if s.err != nil || !c.Background {
 			return
 		}
@@ -164,6 +167,44 @@ func (e *Engine) observeConfig(model observe.Model) observe.Config {
 		Now: e.now, Logger: e.log, Redact: e.redactor.Redact,
 		Writable: e.damagedFile, // stats.go: an observation begun before the damage was found is not stored
 	}
+}
+
+// forgetBackoffs drops the observer's back-offs of threads, whose turns
+// an erasure or an expiry took (observe.Observer.Forget): they stayed in
+// its map until a restart. Nothing when the observer was never built.
+func (e *Engine) forgetBackoffs(threads []string) {
+	obs := e.builtObserver()
+	if obs == nil {
+		return
+	}
+	for _, t := range threads {
+		obs.Forget(t)
+	}
+}
+
+// observeBackoffs counts the threads' calls backing off, and gives the
+// endpoint's refusal (observe.BackoffModel) when there is one; 0 and nil
+// when the observer was never built.
+func (e *Engine) observeBackoffs() (threads int, refused *observe.Backoff) {
+	obs := e.builtObserver()
+	if obs == nil {
+		return 0, nil
+	}
+	for _, b := range obs.Backoffs("") {
+		if b.Call == observe.BackoffModel {
+			refused = &b
+		} else {
+			threads++
+		}
+	}
+	return threads, refused
+}
+
+// builtObserver is the engine's observer when something built it
+// already (observer), else nil: a caller that only reads its state never
+// builds it.
+func (e *Engine) builtObserver() *observe.Observer {
+	return e.obs.built.Load()
 }
 
 // planner returns an observer whose Plan says what the engine's observer

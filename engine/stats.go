@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
+	"github.com/mnemo-go/mnemo/observe"
 )
 
 // Stats is a snapshot of an engine's size and index lag, for monitoring
@@ -22,11 +23,20 @@ type Stats struct {
 	// IndexLag is the age of the oldest pending outbox row; 0 when the
 	// indexes are caught up.
 	IndexLag time.Duration `json:"indexLagNanos"`
+	// ObserveBackoffs counts the threads' observer and reflector calls
+	// backing off after failures in a row (observe.Observer.Backoffs;
+	// engine.Engine.Observe's Result.Backoffs says a thread's, with the
+	// retry-after); 0 when observation is off or none waits.
+	ObserveBackoffs int `json:"observeBackoffs"`
+	// ObserveRefused, when the model endpoint refused the key, quota or
+	// model (observe.ErrModelRefused), says until when every observer and
+	// reflector call waits (Until) and why (Err); nil otherwise.
+	ObserveRefused *observe.Backoff `json:"observeRefused,omitempty"`
 }
 
-// Stats counts messages, threads and pending outbox rows. It reads the
-// database only (three indexed counts, no derived index) and is cheap
-// enough for a metrics scrape. Errors: ErrClosed, ErrNilContext, or the
+// Stats counts messages, threads and pending outbox rows, and the
+// observer's back-offs. It reads the database only (three indexed
+// counts, no derived index) and is cheap enough for a metrics scrape. Errors: ErrClosed, ErrNilContext, or the
 // database's.
 func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	if err := e.checkOpen(ctx); err != nil {
@@ -37,6 +47,7 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 		return Stats{}, fmt.Errorf("engine: stats: %w", err)
 	}
 	s := Stats{Messages: c.Messages, Threads: c.Threads, OutboxPending: c.OutboxPending}
+	s.ObserveBackoffs, s.ObserveRefused = e.observeBackoffs()
 	if !c.OldestOutbox.IsZero() {
 		if lag := e.now().Sub(c.OldestOutbox); lag > 0 {
 			s.IndexLag = lag

@@ -34,12 +34,15 @@ func (e *Engine) newSweep() *sweep { return &sweep{e: e} }
 
 // erase runs one erasure transaction (eraseFenced); its physical purge is
 // owed until finish, unless it changed no row (EraseResult.noop). The
+// observer forgets the back-offs of the threads it touched
+// (forgetBackoffs). The
 // result's Purge, IndexesRebuilt and Vacuumed are set by finish.
 func (s *sweep) erase(ctx context.Context, kind eraseKind, targets []string, opts eraseOpts) (*EraseResult, error) {
 	res, err := s.e.eraseFenced(ctx, kind, targets, opts.guard)
 	if err != nil {
 		return nil, err
 	}
+	s.e.forgetBackoffs(res.touched)
 	if res.noop {
 		return res, nil // nothing stored was erased: no purge owed, no event
 	}

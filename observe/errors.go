@@ -97,3 +97,30 @@ var ErrCallTimeout = errors.New("observe: the model call did not answer")
 // Postgres; lockAcross). Nothing was done; that process observes the
 // thread.
 var ErrThreadBusy = errors.New("observe: another process is observing the thread")
+
+// ErrModelRefused is matched, besides ErrModel, by the error
+// OpenAIModel.Complete returns when the endpoint refused the call for
+// what it is rather than for its prompt (HTTP 401, 402, 403 or 404: an API
+// key it does not take, a quota used up, a model it does not serve), and
+// by the error Observe and Reflect return then. Every call would fail the
+// same way: the Observer backs off every thread's calls at once (1, 2,
+// 4, then at most 8 minutes), with one WARN line when it starts
+// (Observer.Backoffs lists it with Call BackoffModel).
+var ErrModelRefused = errors.New("observe: the model endpoint refused the call (its API key, quota or model name)")
+
+// ErrInputTooLong is matched, besides ErrModel, by the error
+// OpenAIModel.Complete returns when the endpoint said the prompt is over
+// the model's context length (HTTP 413, or an HTTP 400 whose code is
+// context_length_exceeded or whose message speaks of the context length
+// or size). The observer then sends a smaller chunk at once, and keeps
+// its chunks below half the failed one's tokens from then on; a chunk
+// that cannot be cut (one tool-call group) and the reflector's input back
+// off as an unusable answer does.
+var ErrInputTooLong = errors.New("observe: the prompt is longer than the model's context")
+
+// ErrRequestRejected is matched, besides ErrModel, by the error
+// OpenAIModel.Complete returns for another HTTP 4xx status that is not
+// retried (400, 422, …; 408, 409 and 429 are retried): the endpoint
+// refuses this request and would refuse it again. Observe and Reflect
+// back off as after an unusable answer.
+var ErrRequestRejected = errors.New("observe: the model endpoint rejected the request")

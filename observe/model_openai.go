@@ -107,7 +107,9 @@ func (m *OpenAIModel) ID() string { return m.model }
 
 // Complete implements Model. Transient failures are retried with exponential
 // backoff and jitter while ctx allows; the last error is returned wrapping
-// ErrModel. An answer body over OpenAIConfig.MaxResponseBytes
+// ErrModel. An HTTP 4xx status that is not retried wraps, besides,
+// ErrModelRefused (401, 402, 403, 404), ErrInputTooLong (the prompt over
+// the model's context) or ErrRequestRejected (any other): refusal. An answer body over OpenAIConfig.MaxResponseBytes
 // (ErrResponseTooLarge) or a successful answer that is not JSON (ErrNotJSON)
 // fails at once. Context cancellation and deadline errors are returned wrapping
 // both ErrModel and the context error.
@@ -136,6 +138,9 @@ func (m *OpenAIModel) Complete(ctx context.Context, req Prompt) (string, error) 
 			return "", m.cutShort(ctx, err)
 		}
 		if attempt >= m.attempts || !transient(err) {
+			if kind := refusal(last); kind != nil {
+				return "", fmt.Errorf("%w (%w): %s after %d attempt(s): %w", ErrModel, kind, m.model, attempt, last)
+			}
 			return "", fmt.Errorf("%w: %s after %d attempt(s): %w", ErrModel, m.model, attempt, last)
 		}
 		wait := delay + time.Duration(rand.Int64N(int64(delay)/2+1))

@@ -21,7 +21,10 @@ func observerKey(threadID string, from, to int64, model string) string {
 
 // observeTurns runs one memoized observer call over turns (one thread, seq
 // order) and stores its observation. The caller holds the thread's lock.
-func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation, []byte, error) {
+// With cuttable the caller sends a smaller chunk at once when turns are
+// over the model's context and can be cut (cutChunk): that failure is
+// then neither logged nor backed off here.
+func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool) (*Observation, []byte, error) {
 	first, last := turns[0], turns[len(turns)-1]
 	key := observerKey(first.ThreadID, first.Seq, last.Seq, o.cfg.Model.ID())
 	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, key, func(ctx context.Context) ([]byte, error) {
@@ -47,7 +50,7 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn) (*Observation
 		// A call its context cancelled (an erasure of the thread, Close, a
 		// caller giving up) is not retried for that: whoever cancelled it
 		// says why (the engine logs an erasure's at INFO).
-		if !errors.Is(ctx.Err(), context.Canceled) {
+		if !errors.Is(ctx.Err(), context.Canceled) && (!cuttable || !canCut(turns, err)) {
 			o.warnFailed(ctx, callObserver, first.ThreadID, first.Seq, last.Seq, err)
 		}
 		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/mnemo-go/mnemo/journal"
@@ -107,6 +108,9 @@ type Observer struct {
 	cfg     Config
 	locks   [64]chan struct{} // striped per-thread locks (lock): a token each while held
 	backoff answerBackoff     // per thread, after an unusable answer (answer_backoff.go)
+	// inputCap bounds a chunk's tokens after a prompt over the model's
+	// context (input_cap.go); 0: none.
+	inputCap atomic.Int64
 }
 
 // redactItems applies Config.Redact to the items of an answer.
@@ -206,7 +210,8 @@ const WaitNotice = time.Second
 
 // Result reports what one Observe call did. As JSON (`mnemo observe
 // --json`) it is {"observations": [Observation…], "reflection":
-// Observation (left out when none), "pending": Plan}.
+// Observation (left out when none), "pending": Plan, "backoffs":
+// [Backoff…] (left out when none)}.
 type Result struct {
 	// Observations stored by this call, oldest range first; empty, not
 	// nil, when it stored none. A range whose observation already existed
@@ -217,6 +222,10 @@ type Result struct {
 	Reflection *Observation `json:"reflection,omitempty"`
 	// Pending is the plan after the call: what is still unobserved.
 	Pending Plan `json:"pending"`
+	// Backoffs lists, after the call, the thread's calls that back off
+	// (Observer.Backoffs): each with its Until, the retry-after; left out
+	// when none.
+	Backoffs []Backoff `json:"backoffs,omitempty"`
 }
 
 // Observe runs the observer on threadID while its pending tokens reach the
@@ -226,12 +235,17 @@ type Result struct {
 // the error, which stays stored (each observation moved the watermark);
 // the failed range, or the reflection, is tried again on the next call,
 // but after a second unusable answer in a row (ErrMalformedAnswer,
-// ErrEmptyAnswer) the thread's observer, or reflector, backs off: no
+// ErrEmptyAnswer; and a prompt the endpoint rejects: ErrRequestRejected,
+// ErrInputTooLong) the thread's observer, or reflector, backs off: no
 // model call for the thread for 1, 2, 4, then at most 8 minutes (by
 // Config.Now) after each further one, the calls in between doing without it and
 // returning no error (the failure was returned and logged at WARN, with
-// retryIn); opt.Force calls at once. A failed call (ErrModel,
-// ErrCallTimeout) does not back off.
+// retryIn; Result.Backoffs says until when); opt.Force calls at once.
+// After the endpoint refused the key, quota or model (ErrModelRefused)
+// every thread's calls back off so from the first failure, logged once.
+// An observer chunk over the model's context (ErrInputTooLong) is cut in
+// two and sent again at once while it can be cut. A failed call (ErrModel
+// alone, ErrCallTimeout) does not back off.
 // When it stored something before the error, the error matches ErrPartial
 // as well as the cause (ErrModel, ErrMalformedAnswer, …), so a caller can
 // tell a partial success from a call that stored nothing.
@@ -241,6 +255,7 @@ type Result struct {
 func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*Result, error) {
 	res := &Result{Observations: []Observation{}}
 	err := o.observe(ctx, threadID, opt, res)
+	res.Backoffs = o.Backoffs(threadID)
 	if err != nil && (len(res.Observations) > 0 || res.Reflection != nil) {
 		err = &partialError{stored: len(res.Observations), err: err}
 	}
@@ -263,10 +278,14 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		if p.Next == nil || (!p.Due && !opt.Force) || round >= o.cfg.MaxRounds {
 			break
 		}
-		if !opt.Force && o.backoff.waiting(callObserver, threadID, o.cfg.Now()) {
+		if !opt.Force && !o.backoff.waiting(callObserver, threadID, o.cfg.Now()).IsZero() {
 			break // logged when it began (observeTurns)
 		}
-		obs, _, err := o.observeTurns(ctx, p.Next)
+		turns := o.capChunk(p.Next)
+		obs, _, err := o.observeTurns(ctx, turns, true)
+		if err != nil && o.cutChunk(ctx, turns, err) {
+			continue // a smaller chunk at once (input_cap.go)
+		}
 		if err != nil {
 			return err
 		}
@@ -301,7 +320,7 @@ func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, t
 	if err != nil {
 		return nil, nil, err
 	}
-	return o.observeTurns(ctx, turns)
+	return o.observeTurns(ctx, turns, false)
 }
 
 // rangeTurns returns the turns of threadID with fromSeq <= seq <= toSeq
@@ -401,6 +420,9 @@ func (o *Observer) complete(ctx context.Context, system, user string) (string, e
 	cctx, cancel := context.WithTimeout(ctx, o.cfg.CallTimeout)
 	defer cancel()
 	out, err := o.cfg.Model.Complete(cctx, Prompt{System: system, User: user, JSON: true, MaxTokens: o.cfg.MaxAnswerTokens})
+	if err == nil {
+		o.modelAnswered(ctx)
+	}
 	if err != nil && ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		return out, fmt.Errorf("%w within %s (the observer's call bound: observe.callTimeout in mnemo.json, Config.CallTimeout in Go): %w",
 			ErrCallTimeout, o.cfg.CallTimeout, err)

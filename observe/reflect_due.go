@@ -22,11 +22,16 @@ var reflectDueSQL = fmt.Sprintf(`SELECT COUNT(*), COALESCE(SUM((%%[1]s + %[1]d) 
 // ReflectDue reports whether Reflect without force would call the
 // reflector on threadID now (reflectDue: two or more live observations with
 // content holding at least ReflectThreshold estimated tokens, of which
-// reflectGrowth are not reflections). It counts them in
+// reflectGrowth are not reflections), and the thread's reflector is not
+// backing off (Backoffs; it was said due then, one wasted read of the
+// observations per walk, obs64). It counts them in
 // SQL (one seek of the thread's observations) instead of reading them, so
 // a walk over every thread can ask it cheaply; Reflect decides again.
 // Errors: the database's (ctx's when cancelled).
 func (o *Observer) ReflectDue(ctx context.Context, threadID string) (bool, error) {
+	if !o.backoff.waiting(callReflector, threadID, o.cfg.Now()).IsZero() {
+		return false, nil // Reflect would not call it either
+	}
 	c := store.Bound(o.cfg.DB)
 	var n, total, fresh int64
 	if err := c.QueryRowContext(ctx, reflectDueQuery(store.DialectOfConn(c)), threadID).Scan(&n, &total, &fresh); err != nil {

@@ -57,7 +57,7 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 	if len(live) < minReflected || (!force && !o.reflectDue(int64(len(live)), int64(total), int64(fresh))) {
 		return nil, nil
 	}
-	if !force && o.backoff.waiting(callReflector, threadID, o.cfg.Now()) {
+	if !force && !o.backoff.waiting(callReflector, threadID, o.cfg.Now()).IsZero() {
 		return nil, nil // logged when it began (warnFailed)
 	}
 	slices.SortFunc(live, func(a, b Observation) int {

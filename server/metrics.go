@@ -32,7 +32,10 @@ func (m *metricsSet) request(route string, status int, d time.Duration) {
 }
 
 // serveMetrics writes the Prometheus text format: request counters and
-// latency histograms, the engine's sizes, outbox depth and index lag, and
+// latency histograms, the engine's sizes, outbox depth and index lag, the
+// observer's back-offs (mnemo_observe_backoffs: threads' calls waiting;
+// mnemo_observe_model_refused: 1 while the endpoint refuses every call),
+// and
 // the process's (RSS, CPU, file descriptors, Go runtime).
 func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p *Principal) {
 	if !p.All {
@@ -51,6 +54,12 @@ func (s *Server) serveMetrics(w http.ResponseWriter, r *http.Request, p *Princip
 	metrics.WriteGaugeUint64(w, "mnemo_threads", uint64(st.Threads))
 	metrics.WriteGaugeUint64(w, "mnemo_outbox_pending", uint64(st.OutboxPending))
 	metrics.WriteGaugeFloat64(w, "mnemo_index_lag_seconds", st.IndexLag.Seconds())
+	metrics.WriteGaugeUint64(w, "mnemo_observe_backoffs", uint64(st.ObserveBackoffs))
+	refused := uint64(0)
+	if st.ObserveRefused != nil {
+		refused = 1
+	}
+	metrics.WriteGaugeUint64(w, "mnemo_observe_model_refused", refused)
 	if l := s.cfg.AuthLimiter; l != nil {
 		metrics.WriteCounterUint64(w, "mnemo_auth_failures_total", l.Failures())
 		metrics.WriteCounterUint64(w, "mnemo_auth_refused_total", l.Refused())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/observe"
@@ -96,6 +97,9 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		}
 		p := res.Pending
 		fmt.Fprintln(c.Stdout, pendingLine(p))
+		for _, b := range res.Backoffs {
+			fmt.Fprintln(c.Stdout, backoffLine(b))
+		}
 		if *force && len(res.Observations) == 0 && p.PendingTurns == 0 {
 			c.sayNothingObservable(ctx, e, *thread, p.Watermark)
 		}
@@ -255,6 +259,18 @@ func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, re
 		cfg.Observe.ReflectThreshold = reflect
 	}
 	return c.openEngine(ctx, cfg)
+}
+
+// backoffLine says b, a call backing off after failures: "reflector
+// backs off until 2026-12-07T04:03:00Z (3 failures in a row; --force
+// tries at once): observe: …".
+func backoffLine(b observe.Backoff) string {
+	who := b.Call
+	if b.Call == observe.BackoffModel {
+		who = "every model call"
+	}
+	return fmt.Sprintf("%s backs off until %s (%s in a row; --force tries at once): %s",
+		who, b.Until.UTC().Format(time.RFC3339), count(b.Failures, "failure"), b.Err)
 }
 
 // pendingLine says p, the observer's plan after observe ran: "watermark
