@@ -30,6 +30,7 @@ func (e *Engine) noteCheckedFile(ctx context.Context, full bool, found int) erro
 		if err := store.RecordDamage(path, e.now(), checkFound(found)); err != nil {
 			e.log.WarnContext(ctx, "the damage check found was not recorded for the next process", "err", err)
 		}
+		store.RecheckDamageMark(e.db) // this engine stores nothing new from now on either
 		return nil
 	}
 	if !full || store.DamageMarked(e.db) == nil {

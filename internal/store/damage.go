@@ -35,10 +35,13 @@ type damage struct {
 	path string     // the database file
 	wal  *WALDamage // what Open found in its write-ahead log (walguard.go)
 	seen atomic.Bool
-	// mark is the record of damage an earlier process left beside the
-	// file (damage_mark.go), read at Open; nil when there was none or it
-	// was cleared.
+	// mark is the record of damage a process left beside the file
+	// (damage_mark.go), read at Open and again at most every
+	// DamageMarkRecheck (currentMark); nil when there was none or it was
+	// cleared.
 	mark atomic.Pointer[DamageMark]
+	// markRead is when mark was last read: time since markEpoch.
+	markRead atomic.Int64
 	// recorded: note wrote the record (or tried to), once; not for
 	// SQLITE_NOTADB, which every open of the file meets anyway.
 	recorded atomic.Bool
@@ -79,7 +82,7 @@ func Damaged(db *sql.DB) bool {
 // (seen) or an earlier one (mark): its WAL is then left as found for
 // salvage (CloseDB, CheckpointPassive).
 func (d *damage) keepsWAL() bool {
-	return d.seen.Load() || d.mark.Load() != nil
+	return d.seen.Load() || d.currentMark() != nil
 }
 
 // openWatched opens the SQLite database dsn names (at path) with every
@@ -91,11 +94,7 @@ func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 		return nil, err
 	}
 	d := &damage{path: path, wal: wal}
-	m, err := ReadDamageMark(path) // damage_mark.go
-	if err != nil {
-		m = &DamageMark{Error: err.Error(), Path: path + DamageMarkSuffix}
-	}
-	d.mark.Store(m)
+	d.readMark()            // damage_mark.go
 	g, err := gateFor(path) // gate.go
 	if err != nil {
 		return nil, err

@@ -17,7 +17,9 @@ import (
 // first reports the file damaged to a database Open opened, a record of it
 // is written beside the file (DamageMarkSuffix), atomically; every later
 // Open reads it (DamageMarked), and the engine refuses new data from the
-// start. It is removed by ClearDamageMark: a full integrity check that
+// start; a process that runs on reads it again at most every
+// DamageMarkRecheck, and so sees a record another process wrote or
+// removed. It is removed by ClearDamageMark: a full integrity check that
 // finds the file sound, or a salvage that replaced it.
 
 // DamageMarkSuffix is what the record of a damaged database file adds to
@@ -103,15 +105,60 @@ func writeDamageMark(path string, seen time.Time, err error) error {
 	return nil
 }
 
-// DamageMarked returns the record of damage that Open found beside db's
-// file (ReadDamageMark), nil when it found none, after ClearDamageMark, and
-// for a database Open did not open.
+// DamageMarkRecheck is how long a database Open opened goes at most
+// without reading its record of damage again (DamageMarked): a record
+// another process removed (a full check that found the file sound, an
+// operator's deletion) or wrote (a damaged page it met) is seen by a
+// long-lived process within it, where it was read at Open only. Reading
+// it is one stat of a missing file (or a read of a small one), so a
+// write pays that at most once per interval.
+const DamageMarkRecheck = 2 * time.Second
+
+// markEpoch is what damage.markRead counts from (time.Since is monotonic).
+var markEpoch = time.Now()
+
+// readMark reads the record of damage beside d's file into d.mark, now:
+// a record that cannot be read is kept as one whose Error says why.
+func (d *damage) readMark() {
+	m, err := ReadDamageMark(d.path)
+	if err != nil {
+		m = &DamageMark{Error: err.Error(), Path: d.path + DamageMarkSuffix}
+	}
+	d.markRead.Store(int64(time.Since(markEpoch)))
+	d.mark.Store(m)
+}
+
+// currentMark returns d's record of damage, read again first when the
+// last read is DamageMarkRecheck old (by one caller at a time).
+func (d *damage) currentMark() *DamageMark {
+	last := d.markRead.Load()
+	if now := int64(time.Since(markEpoch)); now-last >= int64(DamageMarkRecheck) && d.markRead.CompareAndSwap(last, now) {
+		d.readMark()
+	}
+	return d.mark.Load()
+}
+
+// DamageMarked returns the record of damage beside db's file
+// (ReadDamageMark) as last read: at Open, then again at most every
+// DamageMarkRecheck, so that a record removed or written by another
+// process is seen; nil when there was none, after ClearDamageMark, and for
+// a database Open did not open.
 func DamageMarked(db *sql.DB) *DamageMark {
 	v, ok := damages.Load(db)
 	if !ok {
 		return nil
 	}
-	return v.(*damage).mark.Load()
+	return v.(*damage).currentMark()
+}
+
+// RecheckDamageMark reads the record of damage beside db's file again
+// now (DamageMarked then answers it), for a caller that has just written
+// or removed it by its path (RecordDamage, RemoveDamageMark); nothing for
+// a database Open did not open.
+func RecheckDamageMark(db *sql.DB) {
+	if v, ok := damages.Load(db); ok {
+		v.(*damage).readMark()
+	}
 }
 
 // ClearDamageMark removes the record of damage beside db's file, when
