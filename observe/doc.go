@@ -146,7 +146,9 @@
 // # Errors
 //
 // Sentinels are in errors.go: ErrModel wraps a failed model call (after
-// retries), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
+// retries; with ErrModelRefused, ErrInputTooLong or ErrRequestRejected
+// for an HTTP 4xx that is not retried, which decide how the calls back
+// off: Observer.Backoffs), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
 // ErrPartial marks an Observe that stored part of its work before failing,
 // ErrConfig an unusable Config, ErrInvalidFilter (a *FilterError naming
 // the field) a Filter List and Search cannot answer, ErrSourcesChanged and ErrTurnsErased a

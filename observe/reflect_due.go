@@ -26,7 +26,9 @@ var reflectDueSQL = fmt.Sprintf(`SELECT COUNT(*), COALESCE(SUM((%%[1]s + %[1]d) 
 // backing off (Backoffs; it was said due then, one wasted read of the
 // observations per walk, obs64). It counts them in
 // SQL (one seek of the thread's observations) instead of reading them, so
-// a walk over every thread can ask it cheaply; Reflect decides again.
+// a walk over every thread can ask it cheaply; Reflect decides by it too
+// (the stored bytes: a pre-obs60 row with list debris counts as stored,
+// a few bytes a line more than List reads it), so the two agree.
 // Errors: the database's (ctx's when cancelled).
 func (o *Observer) ReflectDue(ctx context.Context, threadID string) (bool, error) {
 	if !o.backoff.waiting(callReflector, threadID, o.cfg.Now()).IsZero() {

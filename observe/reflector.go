@@ -41,24 +41,30 @@ func (o *Observer) Reflect(ctx context.Context, threadID string, force bool) (*O
 	return o.reflect(ctx, threadID, force)
 }
 
+// reflect is Reflect under the thread's lock. Without force it decides
+// as ReflectDue does, by its count in SQL of the stored rows (a back-off
+// logged when it began, by warnFailed, says no), and reads the
+// observations only when due: it counted the rows List gives, which read
+// pre-obs60 list debris shorter than stored, so the two disagreed on
+// such a thread (ReflectDue due, Reflect not, at each walk: obs64), and it
+// read every live observation of the thread at each Observe to decide.
 func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*Observation, error) {
+	if !force {
+		due, err := o.ReflectDue(ctx, threadID)
+		if err != nil || !due {
+			return nil, err
+		}
+	}
 	live, err := List(ctx, o.cfg.DB, Filter{ThreadID: threadID})
 	if err != nil {
 		return nil, err
 	}
-	total, fresh := 0, 0
-	for _, l := range live {
-		n := tokens.Text(l.Content)
-		total += n
-		if l.Level != LevelReflection {
-			fresh += n
-		}
-	}
-	if len(live) < minReflected || (!force && !o.reflectDue(int64(len(live)), int64(total), int64(fresh))) {
+	if len(live) < minReflected {
 		return nil, nil
 	}
-	if !force && !o.backoff.waiting(callReflector, threadID, o.cfg.Now()).IsZero() {
-		return nil, nil // logged when it began (warnFailed)
+	total := 0
+	for _, l := range live {
+		total += tokens.Text(l.Content)
 	}
 	slices.SortFunc(live, func(a, b Observation) int {
 		return cmp.Or(cmp.Compare(a.FromSeq, b.FromSeq), strings.Compare(a.ID, b.ID))
