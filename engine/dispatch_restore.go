@@ -32,6 +32,11 @@ type DispatchesRequest struct {
 	AfterRunID, AfterCallID string
 	// Limit is the page size: 1 to MaxPageLimit; 0 means MaxPageLimit.
 	Limit int
+	// MessageIDs, when not empty, keeps only the dispatches whose call
+	// one of these messages makes (at most MaxPageLimit ids): a page of
+	// messages finds its dispatched calls without reading the thread's
+	// other dispatches. Empty: all of the thread's.
+	MessageIDs []string
 }
 
 // Dispatches returns a page of the thread's dispatches, pending, settled
@@ -40,19 +45,22 @@ type DispatchesRequest struct {
 // message). A page shorter than the limit is the last. An erased dispatch
 // is not listed.
 //
-// Errors: a *ValidationError for a bad id or a Limit out of range;
-// ErrThreadNotFound; ErrResourceMismatch when ResourceID is given and the
-// thread is another resource's.
+// Errors: a *ValidationError for a bad id, a Limit out of range or more
+// than MaxPageLimit MessageIDs; ErrThreadNotFound; ErrResourceMismatch
+// when ResourceID is given and the thread is another resource's.
 func (e *Engine) Dispatches(ctx context.Context, req DispatchesRequest) ([]Dispatch, error) {
 	if req.Limit < 0 || req.Limit > MaxPageLimit {
 		return nil, invalid(-1, "limit", "must be 0 to %d, got %d", MaxPageLimit, req.Limit)
 	} else if req.Limit == 0 {
 		req.Limit = MaxPageLimit
 	}
+	if len(req.MessageIDs) > MaxPageLimit {
+		return nil, invalid(-1, "messageIds", "at most %d ids, got %d", MaxPageLimit, len(req.MessageIDs))
+	}
 	if _, err := e.resourceOf(ctx, req.ThreadID, req.ResourceID); err != nil {
 		return nil, err
 	}
-	rs, err := journal.ThreadDispatches(ctx, e.db, req.ThreadID, journal.DispatchKey{RunID: req.AfterRunID, CallID: req.AfterCallID}, req.Limit)
+	rs, err := journal.MessageDispatches(ctx, e.db, req.ThreadID, req.MessageIDs, journal.DispatchKey{RunID: req.AfterRunID, CallID: req.AfterCallID}, req.Limit)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}

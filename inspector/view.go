@@ -312,6 +312,9 @@ type ThreadView struct {
 	Dispatches []DispatchRow
 	// MoreDispatches reports dispatches past Dispatches.
 	MoreDispatches bool
+	// calls are the dispatches of the calls Messages make, by message
+	// and call id (CallDispatch), whatever their rank in Dispatches.
+	calls map[callKey]*DispatchRow
 	// WMKey is the working-memory key ("" when working memory is off);
 	// Versions are its versions, newest first, each with its diff from the
 	// one before.
@@ -361,7 +364,7 @@ func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSe
 	if v.Runs, err = t.Engine.Journal().ListRuns(ctx, journal.RunFilter{ThreadID: th.ID, Limit: 50}); err != nil {
 		return nil, err
 	}
-	if v.Dispatches, v.MoreDispatches, err = threadDispatches(ctx, t, th.ID); err != nil {
+	if err = v.threadDispatches(ctx, t); err != nil {
 		return nil, err
 	}
 	mem, err := t.Engine.WorkingMemory()

@@ -69,21 +69,53 @@ type Dispatch struct {
 	Answered bool
 }
 
-// State says the dispatch's state for a message: "pending (its outcome
-// is unknown; begun 2026-12-07 02:40:00 UTC)", "answered by a tool
-// message appended without SettleDispatch", "settled 2026-12-07 02:41:00
-// UTC" or "settled as failed 2026-12-07 02:41:00 UTC".
-func (d Dispatch) State() string {
-	const at = "2006-01-02 15:04:05 UTC"
+// The states of a dispatch, as Status words them: the dispatch
+// journal's vocabulary (docs/working-memory.md, side-effecting tools),
+// which every answer naming a dispatch's state uses — mnemo memctx and
+// replay, the HTTP API's and MCP's 404 of a run with no record, the
+// inspector's thread page (small64: the inspector said "pending ·
+// outcome unknown" and "answered by a tool message").
+const (
+	// DispatchPending: begun, never settled, no tool message answers it.
+	DispatchPending = "pending (its outcome is unknown)"
+	// DispatchAnswered: a tool message appended without a settlement
+	// answers its call (Answered).
+	DispatchAnswered = "answered by a tool message appended without a settlement"
+	// DispatchSettled: its result is recorded (ResultID).
+	DispatchSettled = "settled"
+	// DispatchSettledFailed: its result is recorded as an error (Failed).
+	DispatchSettledFailed = "settled as failed"
+)
+
+// Status says the dispatch's state, without its time: DispatchPending,
+// DispatchAnswered, DispatchSettled or DispatchSettledFailed.
+func (d Dispatch) Status() string {
 	switch {
 	case d.ResultID != "" && d.Failed:
-		return "settled as failed " + d.SettledAt.UTC().Format(at)
+		return DispatchSettledFailed
 	case d.ResultID != "":
-		return "settled " + d.SettledAt.UTC().Format(at)
+		return DispatchSettled
 	case d.Answered:
-		return "answered by a tool message appended without SettleDispatch"
+		return DispatchAnswered
 	}
-	return "pending (its outcome is unknown; begun " + d.BegunAt.UTC().Format(at) + ")"
+	return DispatchPending
+}
+
+// State says the dispatch's state for a message, Status with its time:
+// "pending (its outcome is unknown; begun 2026-12-07 02:40:00 UTC)",
+// "answered by a tool message appended without a settlement", "settled
+// 2026-12-07 02:41:00 UTC" or "settled as failed 2026-12-07 02:41:00
+// UTC".
+func (d Dispatch) State() string {
+	const at = "2006-01-02 15:04:05 UTC"
+	switch st := d.Status(); st {
+	case DispatchSettled, DispatchSettledFailed:
+		return st + " " + d.SettledAt.UTC().Format(at)
+	case DispatchPending:
+		return strings.TrimSuffix(st, ")") + "; begun " + d.BegunAt.UTC().Format(at) + ")"
+	default:
+		return st
+	}
 }
 
 // RunDispatches returns the first limit dispatches of runID, in byte

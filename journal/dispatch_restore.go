@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/store"
 )
@@ -45,9 +46,29 @@ func RestoreDispatch(ctx context.Context, tx store.Conn, d Dispatch) error {
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
 func ThreadDispatches(ctx context.Context, q Querier, threadID string, after DispatchKey, limit int) ([]Dispatch, error) {
+	return MessageDispatches(ctx, q, threadID, nil, after, limit)
+}
+
+// MessageDispatches is ThreadDispatches keeping only the dispatches whose
+// call one of messageIDs makes (all of the thread's when messageIDs is
+// empty): a page of messages marks its dispatched calls, however many
+// dispatches the thread holds (small64: the inspector marked only those
+// among the thread's first 100). It seeks dispatches_by_thread (thread,
+// message) once per id.
+//
+// For mnemo's own packages: the engine hands out neither its database nor a
+// transaction on it.
+func MessageDispatches(ctx context.Context, q Querier, threadID string, messageIDs []string, after DispatchKey, limit int) ([]Dispatch, error) {
 	q = store.Bound(q)
-	rows, err := q.QueryContext(ctx, dispatchSelect+` WHERE d.thread_id = ?`+byRun(q, ` AND (d.run_id > ? OR (d.run_id = ? AND d.call_id > ?)) ORDER BY d.run_id, d.call_id`)+` LIMIT ?`,
-		threadID, after.RunID, after.RunID, after.CallID, limit)
+	where, args := ` WHERE d.thread_id = ?`, []any{threadID}
+	if len(messageIDs) > 0 {
+		where += ` AND d.message_id IN (?` + strings.Repeat(`, ?`, len(messageIDs)-1) + `)`
+		for _, id := range messageIDs {
+			args = append(args, id)
+		}
+	}
+	args = append(args, after.RunID, after.RunID, after.CallID, limit)
+	rows, err := q.QueryContext(ctx, dispatchSelect+where+byRun(q, ` AND (d.run_id > ? OR (d.run_id = ? AND d.call_id > ?)) ORDER BY d.run_id, d.call_id`)+` LIMIT ?`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("journal: list dispatches of thread %s: %w", threadID, err)
 	}
