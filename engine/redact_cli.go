@@ -17,7 +17,7 @@ func cliRules() []Rule {
 		{Name: "cli-secret-flag", Pattern: cliFlag, Replacement: "${keep}${q}" + RedactionMark + "${q}",
 			Triggers: cliFlagTriggers, verifyIn: cliValue(cliFlag)},
 		{Name: "cli-password-short", Pattern: cliShort, Replacement: "${keep}${q}" + RedactionMark + "${q}",
-			Triggers: []string{"login", "sshpass", "mysql", "mariadb", "redis-cli", "sqlcmd"}, verifyIn: cliValue(cliShort)},
+			Triggers: []string{"login", "sshpass", "mysql", "mariadb", "redis-cli", "sqlcmd"}, verifyIn: cliShortValue(cliShort)},
 	}
 }
 
@@ -48,10 +48,12 @@ var cliFlag = regexp.MustCompile(`(?im)(?P<keep>(?:^|[ \t])--?(?:[a-z0-9]+[-_])*
 // '&' between), then the flag and the value: -p and a blank after docker,
 // podman, nerdctl, buildah, skopeo, helm (registry) or oras login and
 // sshpass; -p glued to the value after mysql, mysqldump, mysqladmin,
-// mariadb (mysql -p alone asks for it; -P is the port); -a after
+// mariadb (mysql -p alone asks for it; -P is the port), or apart by a
+// blank (group gap: mysql then reads the word as the database, and
+// cliShortValue keeps one shaped like a database name); -a after
 // redis-cli; -P after sqlcmd.
 var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+registry)?[ \t]+login|sshpass)\b[^\r\n|;&]*?[ \t]-p[ \t]+)` + cliValueForm +
-	`|(?P<keep>\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\r\n|;&]*?[ \t]-p)` + cliValueForm +
+	`|(?P<keep>\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\r\n|;&]*?[ \t]-p(?P<gap>[ \t]+)?)` + cliValueForm +
 	`|(?P<keep>\bredis-cli\b[^\r\n|;&]*?[ \t]-a[ \t]+)` + cliValueForm +
 	`|(?P<keep>\bsqlcmd\b[^\r\n|;&]*?[ \t]-P[ \t]+)` + cliValueForm)
 
@@ -61,25 +63,127 @@ var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|build
 // bare, not one lowercase word, as prose about a flag writes one ("pass
 // the --token flag", "--password option"): a bare secret holds a digit, a
 // capital or a symbol (a sentence's ',' or '.' after it is no symbol).
+// After a flag named for a password (--password, --passwd,
+// --passphrase, -storepass), a word of lowercase letters is one too
+// (--password correcthorse) unless it is a word of prose about the flag
+// (proseWords: "--password option", "--password is required"): before
+// (red64), every lowercase password was stored in clear.
 func cliValue(re *regexp.Regexp) func(s string, m []int) bool {
-	names := re.SubexpNames()
+	keep, v := re.SubexpIndex("keep"), re.SubexpIndex("v")
 	return func(s string, m []int) bool {
-		var v string
-		for i, name := range names {
-			if name == "v" && m[2*i] >= 0 {
-				v = s[m[2*i]:m[2*i+1]]
-				break
-			}
+		flag, val := firstGroup(s, m, re, keep), firstGroup(s, m, re, v)
+		if !quotedOrBareSecret(val) {
+			return passwordFlag(flag) && lowercasePassword(val)
 		}
-		if v == "" || placeholderValue(v) {
-			return false
-		}
-		if v[0] == '"' || v[0] == '\'' {
-			return len(v) > 2
-		}
-		return bareSecret(v)
+		return true
 	}
 }
+
+// cliShortValue is cliValue for cliShort: a value shaped like a port
+// mapping (3306:3306, 127.0.0.1:8080:80/tcp) is no password (docker run
+// --name mysql -p3306:3306: the rule read mysql, the container's name,
+// as the client, and took the mapping, red64), and a word after mysql
+// -p and a blank (group gap), which mysql reads as a database, is one
+// only when no database name is written so (mysqlDatabase). Every flag
+// of cliShort takes a password, so a word of lowercase letters is one too
+// (sshpass -p hunter), unless it is prose (lowercasePassword).
+func cliShortValue(re *regexp.Regexp) func(s string, m []int) bool {
+	gap, v := re.SubexpIndex("gap"), re.SubexpIndex("v")
+	return func(s string, m []int) bool {
+		val := firstGroup(s, m, re, v)
+		if portMapping.MatchString(val) || m[2*gap] >= 0 && mysqlDatabase(val) {
+			return false
+		}
+		return quotedOrBareSecret(val) || lowercasePassword(val)
+	}
+}
+
+// firstGroup is the text of the first group of re named as group i that
+// took part in the match m of s ("" when none did): the rules' patterns
+// repeat a name in their alternatives.
+func firstGroup(s string, m []int, re *regexp.Regexp, i int) string {
+	name := re.SubexpNames()[i]
+	for j, n := range re.SubexpNames() {
+		if n == name && m[2*j] >= 0 {
+			return s[m[2*j]:m[2*j+1]]
+		}
+	}
+	return ""
+}
+
+// quotedOrBareSecret reports whether v, a flag's value, is a secret as
+// any flag's: no placeholder or reference, and quoted with something
+// between its quotes, or bare and bareSecret.
+func quotedOrBareSecret(v string) bool {
+	if v == "" || placeholderValue(v) {
+		return false
+	}
+	if v[0] == '"' || v[0] == '\'' {
+		return len(v) > 2
+	}
+	return bareSecret(v)
+}
+
+// portMapping is a value of -p that publishes a port (Docker's
+// "--publish": [ip:]hostPort:containerPort[/protocol], ranges with '-').
+var portMapping = regexp.MustCompile(`^(?:[0-9.]+:|\[[0-9A-Fa-f:]+\]:)?[0-9]+(?:-[0-9]+)?:[0-9]+(?:-[0-9]+)?(?:/(?:tcp|udp|sctp))?$`)
+
+// mysqlDatabase reports whether v, the word after mysql -p and a blank,
+// may be the database mysql reads it as: an unquoted identifier (MySQL
+// "Schema Object Names": letters, digits, '$' and '_') that does not mix
+// lowercase, capitals and digits as a password does (app, wp_prod, MyDB
+// stay; Sup3rS3cret, S3cret! go: a user who wrote the password there
+// meant it for one, and mysql shows it in its "Unknown database" error).
+func mysqlDatabase(v string) bool {
+	if strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789$_") != "" {
+		return false
+	}
+	lower := strings.ContainsAny(v, "abcdefghijklmnopqrstuvwxyz")
+	upper := strings.ContainsAny(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	return !(lower && upper && strings.ContainsAny(v, "0123456789"))
+}
+
+// passwordFlag reports whether flag, the text of cliFlag's group keep
+// (a blank, the flag, blanks), names a password: its last word is
+// password, passwd or passphrase, or it ends in pass (-storepass).
+func passwordFlag(flag string) bool {
+	f := strings.ToLower(strings.TrimRight(flag, " \t"))
+	return strings.HasSuffix(f, "password") || strings.HasSuffix(f, "passwd") ||
+		strings.HasSuffix(f, "passphrase") || strings.HasSuffix(f, "pass")
+}
+
+// lowercasePassword reports whether v, a bare value bareSecret kept,
+// is a password of lowercase letters (and '-', '_'), 4 or more, after a
+// password flag: no word of prose (proseWords) or placeholder (null,
+// required), none before a sentence's punctuation or an escaped line
+// break ("--password option.", "--password option\nnext").
+func lowercasePassword(v string) bool {
+	if len(v) < 4 || strings.Trim(v, "abcdefghijklmnopqrstuvwxyz-_") != "" {
+		return false
+	}
+	return !proseWords[v] && !placeholders[v]
+}
+
+// proseWords are words that follow a flag's name in prose about it ("use
+// the --password option", "--password is required", "--passphrase
+// when the key has one"), not a password given with it. The price: a
+// password that is one of them (--password switch) is stored in clear.
+var proseWords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`option options flag flags argument arguments arg args parameter
+		parameters param params switch switches field fields value values setting settings variable
+		prompt prompts file files stdin input from into with without when then than that this these
+		those which where here there instead also only must should shall will would could might
+		does doesn't isn't aren't have has been being were was are and but nor for your their
+		each every both either neither rather again first later before after because unless until
+		while since like just even still already always never once twice accepts takes expects
+		requires required sets works used using uses via over under above below what whatever
+		whenever wherever whether something nothing anything everything someone anyone everyone
+		given provided passed supplied specified set needs need must`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // bareSecret reports whether an unquoted flag value v is a secret: it
 // holds a digit, a capital or a symbol, and is no word of a sentence (a

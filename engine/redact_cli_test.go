@@ -55,3 +55,44 @@ func TestRedactPrivateKeyWrapped(t *testing.T) {
 		{"prose-kept", "Begin with the private key file, then the certificate.", "Begin with the private key file, then the certificate."},
 	})
 }
+
+// TestRedactCommandLinePorts: a port mapping after -p is no password,
+// also after a container named mysql (docker run --name mysql
+// -p3306:3306 was stored -p[REDACTED] before red64), and so are the
+// other -p flags that take a port or none.
+func TestRedactCommandLinePorts(t *testing.T) {
+	checkRedact(t, []redactCase{
+		{"docker-mysql-glued", "docker run --name mysql -p3306:3306 mysql:8", "docker run --name mysql -p3306:3306 mysql:8"},
+		{"docker-mysql-ip-proto", "docker run --name mysql -p127.0.0.1:3306:3306/tcp -d mysql", "docker run --name mysql -p127.0.0.1:3306:3306/tcp -d mysql"},
+		{"docker-mysql-range", "podman run --name mariadb -p8000-8010:8000-8010 mariadb", "podman run --name mariadb -p8000-8010:8000-8010 mariadb"},
+		{"mysql-port-mapping", "mysql -p3306:3306", "mysql -p3306:3306"},
+		{"docker-mysql-blank", "docker run --name mysql -p 3306:3306 mysql:8", "docker run --name mysql -p 3306:3306 mysql:8"},
+		{"docker-first", "docker run -p3306:3306 mysql", "docker run -p3306:3306 mysql"},
+		{"docker-blank", "docker run -p 8080:80 nginx", "docker run -p 8080:80 nginx"},
+		{"ssh-ls", "ssh -p 2222 bob@host; ls -p /etc", "ssh -p 2222 bob@host; ls -p /etc"},
+	})
+}
+
+// TestRedactCommandLineLowercase: after a flag named for a password, or
+// a short flag that takes one, a password of lowercase letters is
+// replaced too (red64: --password correcthorse was stored in clear, as
+// only a digit, a capital or a symbol made a bare value a secret); a
+// word of prose about the flag stays. After mysql -p and a blank, mysql
+// reads the word as the database: a database name stays, a word no
+// database name is written as (a quoted one, a mix of lowercase,
+// capitals and digits) is replaced.
+func TestRedactCommandLineLowercase(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"password-lowercase", "app --user bob --password correcthorse --verbose", "app --user bob --password " + m + " --verbose"},
+		{"passphrase-lowercase", "age-keygen --passphrase swordfish", "age-keygen --passphrase " + m},
+		{"storepass-lowercase", "keytool -list -keystore ks.jks -storepass changeit", "keytool -list -keystore ks.jks -storepass " + m},
+		{"sshpass-lowercase", "sshpass -p hunter ssh bob@host", "sshpass -p " + m + " ssh bob@host"},
+		{"mysql-glued-lowercase", "mysql -u root -pcorrecthorse app", "mysql -u root -p" + m + " app"},
+		{"mysql-blank-secret", "mysql -u root -p Sup3rS3cret app", "mysql -u root -p " + m + " app"},
+		{"mysql-blank-quoted", "mysql -u root -p 'correct horse' app", "mysql -u root -p '" + m + "' app"},
+		{"mysql-blank-database-kept", "mysql -u root -p app_prod < dump.sql; mysql -p MyDB", "mysql -u root -p app_prod < dump.sql; mysql -p MyDB"},
+		{"prose-kept", "the --password flag is required; give --passphrase when the key has one", "the --password flag is required; give --passphrase when the key has one"},
+		{"token-lowercase-kept", "use --token abcdef with --api-key", "use --token abcdef with --api-key"},
+	})
+}
