@@ -134,9 +134,10 @@ const (
 //
 // When DeleteMessages returns nil, the erased text is in no file of the data
 // directory: SQLite runs with secure_delete and its WAL is checkpointed and
-// truncated (and the file is vacuumed when a stale copy of an erased text
-// remains, or when the erasure is too large to search for:
-// EraseResult.Vacuumed), the bleve segments are merged
+// truncated (a stale copy of an erased text left in a page's free space is
+// zeroed in place, and the file is vacuumed when one remains where the
+// page does not say what is free, or when the erasure is too large to
+// search for: EraseResult.Vacuumed), the bleve segments are merged
 // (recall.Lexical.Purge), and quarantined index copies are removed. A crash after the transaction
 // commits leaves a marker that Open completes.
 //
@@ -230,7 +231,7 @@ type eraseState struct {
 	idle    chan struct{} // closed when running drops to 0; nil while none ran
 	purges  atomic.Int64  // physical purges started, for the tests
 	vacuums atomic.Int64  // VACUUMs the purges ran (vacuumResidue), for the tests
-	spells  atomic.Int64  // erased ids the purges looked for in the run ids (fileHoldsResidue), for the tests
+	cleared atomic.Int64  // pages whose free space the purges zeroed (clearResidue), for the tests
 	reads   atomic.Int64  // reads of erased texts (erasure.texts) the transactions made, for the tests
 	// composed, for the tests, is called by LoadContext once its context
 	// is composed, before its record's transaction (SetBeforeMemCtx).

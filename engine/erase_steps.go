@@ -354,9 +354,8 @@ func (er *erasure) entomb(ctx context.Context, tx *store.Tx) error {
 	return nil
 }
 
-// addIDResidue has the residue check look for the erased ids ids (but
-// for one a stored run id spells, which the purge finds out only when the
-// file holds it: fileHoldsResidue).
+// addIDResidue has the residue check look for the erased ids ids (one a
+// stored run id spells is in a live row: the check leaves it, clearResidue).
 func (er *erasure) addIDResidue(ids []string) {
 	er.res.residue.addIDs(ids...)
 }

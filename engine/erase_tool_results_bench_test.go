@@ -26,7 +26,7 @@ import (
 //	go test ./engine/ -run '^$' -bench EraseRecalledResults -benchtime 10x
 func BenchmarkEraseRecalledResults(b *testing.B) {
 	for _, be := range enginetest.Backends {
-		for _, results := range []int{0, 10_000} {
+		for _, results := range []int{0, 10_000, 100_000} {
 			b.Run(fmt.Sprintf("%s/results-%d", be.Name, results), func(b *testing.B) {
 				ctx := context.Background()
 				srv := openaitest.New(b, openaitest.WithChat(observerModel))

@@ -76,9 +76,9 @@ func TextReads(e *Engine) int64 { return e.erasure.reads.Load() }
 // (completeErasures), for the tests that check a sweep purges once.
 func Purges(e *Engine) int64 { return e.erasure.purges.Load() }
 
-// SpellChecks reports how many erased ids the purges looked for in the
-// stored run ids (fileHoldsResidue).
-func SpellChecks(e *Engine) int64 { return e.erasure.spells.Load() }
+// ClearedPages reports how many pages' free space the purges zeroed
+// (clearResidue).
+func ClearedPages(e *Engine) int64 { return e.erasure.cleared.Load() }
 
 // MessagesToIndex exposes the drainer's read of the messages it indexes
 // (messagesToIndex: the rows appends handed over, the others read).

@@ -10,7 +10,6 @@ import (
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 	"github.com/mnemo-go/mnemo/internal/store"
-	"github.com/mnemo-go/mnemo/journal"
 )
 
 // The resumable physical purge of erasures (erase.go runs the erasure
@@ -279,41 +278,52 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxR
 	return due, nil
 }
 
-// fileHoldsResidue reports whether the database file holds one of r's
-// prefixes, but for an erased id that a stored run id spells: that run is
-// another resource's, whose id keeps it (journal.EntombRunIDs), and no
-// purge takes it out of the file, so looking for it would VACUUM the file
-// every time. The run ids are read only when the file holds an id (one
-// scan of the runs table an id then): the check ran in each erasure's
-// transaction before, a scan of every run id for each erased id of
-// residueMin bytes or more, whatever the file held.
-func (e *Engine) fileHoldsResidue(ctx context.Context, r residue) (bool, error) {
-	path := filepath.Join(e.dir, DatabaseFile)
-	found, err := fileHolds(ctx, path, r.all(nil))
-	if err != nil || !found || len(r.ids) == 0 {
-		return found, err
-	}
-	spelled := map[string]bool{}
-	for _, id := range r.ids {
-		e.erasure.spells.Add(1)
-		kept, err := journal.RunIDSpells(ctx, e.db, string(id))
-		if err != nil {
-			return false, err
-		}
-		if kept {
-			spelled[string(id)] = true
-		}
-	}
-	if len(spelled) == 0 {
+// clearResidue takes r's prefixes out of the database file's free space
+// without rewriting the file, and reports whether it could: it finds the
+// pages that hold one in their free space (pagesHolding, a read of the
+// file; store.MayHoldInFree on each page that holds one) and has
+// store.ClearFreeSpace zero their free space, then checkpoints so the
+// zeroed pages reach the file. A page whose live rows alone hold a prefix
+// is left as it is, unread by SQLite: a stored message (or run id, or
+// other row) holds the same bytes, which no purge takes out, and VACUUM
+// keeps (it vacuumed for them every time before: BENCHMARKS.md, vac64). It reports false, having
+// changed nothing the file needs, when a match straddles two pages or lies
+// in a page whose free bytes it cannot tell (an overflow page, ...:
+// store.FreeSpace.Unresolved): only VACUUM takes those out.
+func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
+	pats := r.all(nil)
+	if len(pats) == 0 {
 		return true, nil
 	}
-	return fileHolds(ctx, path, r.all(spelled))
+	pageSize, err := store.PageSize(ctx, e.db)
+	if err != nil {
+		return false, err
+	}
+	holds := containsAny(pats)
+	mayHold := func(pg int64, page []byte) bool { return store.MayHoldInFree(pg, page, holds) }
+	pages, straddles, err := pagesHolding(ctx, filepath.Join(e.dir, DatabaseFile), pageSize, pats, mayHold)
+	if err != nil || straddles || len(pages) == 0 {
+		return !straddles, err
+	}
+	fs, err := store.ClearFreeSpace(ctx, e.db, pages, holds)
+	if err != nil {
+		return false, err
+	}
+	e.erasure.cleared.Add(int64(len(fs.Cleared)))
+	if len(fs.Cleared) > 0 {
+		e.log.Info("erasure: zeroed leftover copies of erased text in free space", "pages", len(fs.Cleared))
+	}
+	if len(fs.Unresolved) > 0 {
+		return false, nil
+	}
+	return true, e.checkpoint(ctx)
 }
 
 // vacuumResidue rewrites the database with VACUUM when always is set,
-// when r is over its bound (residue.over), or when the file still holds
-// one of r's prefixes; then it checkpoints. Either way, when it returns
-// nil the file holds none of r's prefixes (residue's guarantee). It
+// when r is over its bound (residue.over), or when the file holds one of
+// r's prefixes outside live rows where clearResidue cannot zero it; then
+// it checkpoints. Either way, when it returns nil the file holds none of
+// r's prefixes but in live rows (residue's guarantee). It
 // returns why it vacuumed (VacuumTextsUnknown, VacuumTooLarge,
 // VacuumResidue), "" when it did not.
 func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vacuum, error) {
@@ -325,15 +335,15 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vac
 		why = VacuumTooLarge
 		e.log.Info("erasure too large to search the database file for its texts; vacuuming", "texts", r.texts)
 	default:
-		found, err := e.fileHoldsResidue(ctx, r)
+		cleared, err := e.clearResidue(ctx, r)
 		if err != nil {
 			return "", fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
 		}
-		if !found {
+		if cleared {
 			return "", nil
 		}
 		why = VacuumResidue
-		e.log.Warn("the database file still holds the start of an erased text (a leftover copy, or a stored message beginning the same); vacuuming")
+		e.log.Warn("the database file still holds the start of an erased text where it cannot be zeroed in place (an overflow page, or across two pages); vacuuming")
 	}
 	e.erasure.vacuums.Add(1)
 	if err := store.Vacuum(ctx, e.db); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
@@ -18,9 +19,11 @@ type Vacuum string
 
 const (
 	// VacuumResidue: the file still held the first 64 bytes of
-	// an erased text or id: a copy a page rebalance left in free space, or
-	// a live row that begins the same way (another message with the same
-	// text), which the check cannot tell from a leftover.
+	// an erased text or id where the check cannot tell live bytes from
+	// free ones (an overflow page, which holds a long row's end, or
+	// across two pages): a leftover copy, or a live row that holds the
+	// same bytes there. A copy in a b-tree page's free space is zeroed
+	// in place and one in a live cell left, without a VACUUM.
 	VacuumResidue Vacuum = "residue"
 	// VacuumTooLarge: the purge's erasures erased more than
 	// 65,536 texts and ids, too many to keep and search for,
@@ -57,9 +60,11 @@ const residueMaxPatterns = 1 << 16
 //
 // The check's guarantee, the same either way: once the purge returned nil,
 // the database file holds the first residuePrefix bytes of no erased text
-// of residueMin bytes or more, because the search found none or VACUUM
-// rewrote the file from the live rows alone. Shorter texts, and a copy of
-// a text's later bytes without its start, are not looked for. The zero
+// of residueMin bytes or more outside the live rows (another row may hold
+// the same bytes, as it may after VACUUM), because the search found none,
+// zeroed the free space that held them (clearResidue) or VACUUM rewrote
+// the file from the live rows alone. Shorter texts, and a copy of a
+// text's later bytes without its start, are not looked for. The zero
 // residue looks for nothing.
 type residue struct {
 	pats  [][]byte // the prefixes, copied (no erased text stays alive); nil when over
@@ -139,38 +144,131 @@ const fewPatterns = 4
 // empty), reading it in 1 MiB chunks that overlap by the longest pattern.
 // It stops with ctx's error between chunks (the file can be gigabytes).
 func fileHolds(ctx context.Context, path string, pats [][]byte) (bool, error) {
+	found := false
+	err := scanFile(ctx, path, pats, 1<<20, func(int64, int64) bool {
+		found = true
+		return false
+	})
+	return found, err
+}
+
+// pagesHolding returns, in file order, the numbers (1-based) of the pages
+// of pageSize bytes of the file at path that contain one of pats (none
+// empty) and for whose image mayHold reports true, and whether a match
+// straddles two pages (it then stops: the pages do not say where all the
+// matches are). It reads the file in chunks of whole pages, about 1 MiB,
+// and stops with ctx's error between chunks.
+func pagesHolding(ctx context.Context, path string, pageSize int, pats [][]byte, mayHold func(pg int64, page []byte) bool) (pages []int64, straddles bool, err error) {
+	long := 0
+	for _, p := range pats {
+		long = max(long, len(p))
+	}
+	each := matchesOf(pats)
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	buf := make([]byte, max(1, (1<<20)/pageSize)*pageSize)
+	var prev []byte // the last long-1 bytes of the chunk before
+	for off := int64(0); ; off += int64(len(buf)) {
+		if err := ctx.Err(); err != nil {
+			return nil, false, err
+		}
+		n, err := io.ReadFull(f, buf)
+		b := buf[:n]
+		if acrossChunks(each, prev, b, long) {
+			return pages, true, nil
+		}
+		var in []int // the pages of b holding a match, by index in b
+		each(b, func(i, j int) bool {
+			p := i / pageSize
+			if (j-1)/pageSize != p {
+				straddles = true
+				return false
+			}
+			if !slices.Contains(in, p) {
+				in = append(in, p)
+			}
+			return true
+		})
+		if straddles {
+			return pages, true, nil
+		}
+		slices.Sort(in)
+		for _, p := range in {
+			pg := off/int64(pageSize) + int64(p) + 1
+			if end := (p + 1) * pageSize; end > n || mayHold(pg, b[p*pageSize:end]) {
+				pages = append(pages, pg)
+			}
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return pages, false, nil
+		}
+		if err != nil {
+			return nil, false, err
+		}
+		prev = append(prev[:0], b[len(b)-min(long-1, len(b)):]...)
+	}
+}
+
+// acrossChunks reports whether a match runs from prev, the end of one
+// chunk, into b, the next.
+func acrossChunks(each func([]byte, func(i, j int) bool), prev, b []byte, long int) bool {
+	if len(prev) == 0 || len(b) == 0 {
+		return false
+	}
+	w := append(append([]byte(nil), prev...), b[:min(long-1, len(b))]...)
+	across := false
+	each(w, func(i, j int) bool {
+		across = i < len(prev) && j > len(prev)
+		return !across
+	})
+	return across
+}
+
+// scanFile calls found with the file offsets [start, end) of matches of
+// pats (none empty) in the file at path, in file order, until found
+// returns false; it reads chunk bytes at a time (plus the longest
+// pattern's length less one of the chunk before, so a match across two
+// chunks is found). A match within those overlapping bytes may be
+// reported twice. It stops with ctx's error between chunks.
+func scanFile(ctx context.Context, path string, pats [][]byte, chunk int, found func(start, end int64) bool) error {
 	if len(pats) == 0 {
-		return false, nil
+		return nil
 	}
 	long := 0
 	for _, p := range pats {
 		long = max(long, len(p))
 	}
-	holds := containsAny(pats)
+	each := matchesOf(pats)
 	f, err := os.Open(path)
 	if err != nil {
-		return false, err
+		return err
 	}
 	defer f.Close()
-	buf := make([]byte, 1<<20+long)
-	keep := 0
+	buf := make([]byte, chunk+long)
+	keep, off := 0, int64(0) // off: the file offset of buf[0]
 	for {
 		if err := ctx.Err(); err != nil {
-			return false, err
+			return err
 		}
 		n, err := io.ReadFull(f, buf[keep:])
-		chunk := buf[:keep+n]
-		if holds(chunk) {
-			return true, nil
-		}
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return false, nil
+		b := buf[:keep+n]
+		more := true
+		each(b, func(i, j int) bool {
+			more = found(off+int64(i), off+int64(j))
+			return more
+		})
+		if !more || err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil
 		}
 		if err != nil {
-			return false, err
+			return err
 		}
-		keep = min(long-1, len(chunk))
-		copy(buf, chunk[len(chunk)-keep:])
+		keep = min(long-1, len(b))
+		off += int64(len(b) - keep)
+		copy(buf, b[len(b)-keep:])
 	}
 }
 
@@ -178,18 +276,40 @@ func fileHolds(ctx context.Context, path string, pats [][]byte) (bool, error) {
 // of pats (none empty). A pattern that starts in a buffer but runs past
 // its end is not found there: fileHolds's overlap finds it in the next.
 func containsAny(pats [][]byte) func([]byte) bool {
-	if len(pats) <= fewPatterns {
-		return func(b []byte) bool {
-			for _, p := range pats {
-				if bytes.Contains(b, p) {
-					return true
+	each := matchesOf(pats)
+	return func(b []byte) bool {
+		found := false
+		each(b, func(int, int) bool {
+			found = true
+			return false
+		})
+		return found
+	}
+}
+
+// matchesOf returns a function that calls found with the bounds [i, j)
+// of the matches of pats (none empty) in a buffer, in the order of i,
+// until found returns false: by bytes.Index per pattern up to fewPatterns
+// patterns (a vectorised search; their matches then come pattern by
+// pattern, not in buffer order), in one hashed pass beyond.
+func matchesOf(pats [][]byte) func(b []byte, found func(i, j int) bool) {
+	if len(pats) > fewPatterns {
+		return newPatternSet(pats).each
+	}
+	return func(b []byte, found func(i, j int) bool) {
+		for _, p := range pats {
+			for i := 0; ; i++ {
+				k := bytes.Index(b[i:], p)
+				if k < 0 {
+					break
+				}
+				i += k
+				if !found(i, i+len(p)) {
+					return
 				}
 			}
-			return false
 		}
 	}
-	s := newPatternSet(pats)
-	return s.in
 }
 
 // rollBase is the rolling hash's multiplier (odd; arithmetic mod 2^64).
@@ -234,22 +354,23 @@ func windowHash(b []byte) uint64 {
 
 func filterBit(h uint64) uint64 { return (h * 0x9e3779b97f4a7c15) >> (64 - bitsetBits) }
 
-// in reports whether b contains one of the set's patterns.
-func (s *patternSet) in(b []byte) bool {
+// each calls found with the bounds [i, j) of the matches of the set's
+// patterns in b, in the order of i, until found returns false.
+func (s *patternSet) each(b []byte, found func(i, j int) bool) {
 	if len(b) < s.w {
-		return false
+		return
 	}
 	h := windowHash(b[:s.w])
 	for i := 0; ; i++ {
 		if bit := filterBit(h); s.filter[bit/64]&(1<<(bit%64)) != 0 {
 			for _, p := range s.byHash[h] {
-				if i+len(p) <= len(b) && bytes.Equal(b[i:i+len(p)], p) {
-					return true
+				if i+len(p) <= len(b) && bytes.Equal(b[i:i+len(p)], p) && !found(i, i+len(p)) {
+					return
 				}
 			}
 		}
 		if i+s.w >= len(b) {
-			return false
+			return
 		}
 		h = (h-uint64(b[i])*s.pow)*rollBase + uint64(b[i+s.w])
 	}

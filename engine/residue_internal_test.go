@@ -1,6 +1,11 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -50,5 +55,54 @@ func TestResidueBounded(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestPagesHolding: the residue check's scan names each page holding a
+// pattern once, in file order, whichever of the two matchers runs (up to
+// fewPatterns patterns, and beyond); it skips a page mayHold turns down;
+// it says when a match straddles two pages, within a chunk or across two
+// chunks (1 MiB of pages); and a short pattern in the last bytes of a
+// chunk is no straddle.
+func TestPagesHolding(t *testing.T) {
+	const ps = 512
+	chunk := (1 << 20) / ps // the first page of the second chunk is chunk+1
+	const a, b = "the first planted pattern", "short pattern"
+	put := func(f []byte, pg, at int, s string) { copy(f[(pg-1)*ps+at:], s) }
+	for _, tc := range []struct {
+		name      string
+		plant     func(f []byte)
+		skip      int64 // the page mayHold turns down
+		want      []int64
+		straddles bool
+	}{
+		{"InPages", func(f []byte) { put(f, 9, 10, a); put(f, 3, 0, b); put(f, chunk+2, 100, a); put(f, 9, 300, b) }, 0, []int64{3, 9, int64(chunk) + 2}, false},
+		{"Skipped", func(f []byte) { put(f, 3, 0, a); put(f, 4, 0, a) }, 3, []int64{4}, false},
+		{"StraddlesInChunk", func(f []byte) { put(f, 5, ps-4, a) }, 0, nil, true},
+		{"StraddlesChunks", func(f []byte) { put(f, chunk, ps-4, a) }, 0, nil, true},
+		{"ShortAtChunkEnd", func(f []byte) { put(f, chunk, ps-len(b), b) }, 0, []int64{int64(chunk)}, false},
+	} {
+		for _, many := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/many=%v", tc.name, many), func(t *testing.T) {
+				f := make([]byte, 3*chunk*ps/2)
+				tc.plant(f)
+				path := filepath.Join(t.TempDir(), "db")
+				if err := os.WriteFile(path, f, 0o600); err != nil {
+					t.Fatal(err)
+				}
+				pats := [][]byte{[]byte(a), []byte(b)}
+				for i := 0; many && i < 2*fewPatterns; i++ {
+					pats = append(pats, fmt.Appendf(nil, "a pattern no page holds %d", i))
+				}
+				mayHold := func(pg int64, page []byte) bool { return pg != tc.skip }
+				got, straddles, err := pagesHolding(context.Background(), path, ps, pats, mayHold)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if straddles != tc.straddles || (!straddles && !slices.Equal(got, tc.want)) {
+					t.Fatalf("pagesHolding = %v, straddles %v; want %v, %v", got, straddles, tc.want, tc.straddles)
+				}
+			})
+		}
 	}
 }

@@ -2,28 +2,33 @@ package engine_test
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/internal/enginetest"
 )
 
-// TestResidueCheck: the residue check of a purge finds an erased text
-// left in the database file and vacuums, whether it looks for one text or
-// many; it does not vacuum for texts the file does not hold, nor for one
-// shorter than the 12 bytes it looks for; and past ResidueMaxPatterns
-// texts (the bound on what it keeps in memory) it vacuums without
-// searching, so its guarantee holds for an erasure of any size. It says
-// why it vacuumed (engine.Vacuum), "" when it did not.
+// TestResidueCheck: the residue check of a purge zeroes an erased text
+// left in the free space of a b-tree page, in place, and does not vacuum,
+// whether it looks for one text or many; it leaves alone a text a live row
+// still holds (no VACUUM takes that out: it vacuumed for one every time
+// before); it vacuums when a copy lies where it cannot tell live bytes from
+// free ones (a free-list trunk page); it does not vacuum for texts the
+// file does not hold, nor for one shorter than the 12 bytes it looks for;
+// and past ResidueMaxPatterns texts (the bound on what it keeps in memory)
+// it vacuums without searching, so its guarantee holds for an erasure of
+// any size. It says why it vacuumed (engine.Vacuum), "" when it did not.
 func TestResidueCheck(t *testing.T) {
 	ctx := context.Background()
 	e := enginetest.SQLite.MustOpen(t, engine.Config{})
-	// The "residue": texts stored in live rows are in the file as a copy
-	// in a page's free space would be.
-	const planted, short = "the planted residue of an erased turn", "tomato"
+	path := filepath.Join(e.Dir(), engine.DatabaseFile)
+	const live, short = "a text a live row of this store holds", "tomato"
 	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{
-		{Role: engine.RoleUser, Content: planted}, {Role: engine.RoleUser, Content: short},
+		{Role: engine.RoleUser, Content: live}, {Role: engine.RoleUser, Content: short},
 	}}); err != nil {
 		t.Fatal(err)
 	}
@@ -35,18 +40,30 @@ func TestResidueCheck(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		name  string
-		texts []string
-		want  engine.Vacuum
+		name    string
+		planted string // planted in a leaf page's free space first
+		trunk   string // planted in a free-list trunk page first
+		texts   []string
+		want    engine.Vacuum
+		cleared bool // the planted text is zeroed in place
 	}{
-		{"Planted", []string{planted}, engine.VacuumResidue},
-		{"PlantedAmongMany", append(absent(1000), planted), engine.VacuumResidue},
-		{"Absent", absent(1), ""},
-		{"Short", []string{short}, ""},
-		{"AtBound", absent(engine.ResidueMaxPatterns), ""},
-		{"PastBound", absent(engine.ResidueMaxPatterns + 1), engine.VacuumTooLarge},
+		{"Planted", "the planted residue of an erased turn", "", []string{"the planted residue of an erased turn"}, "", true},
+		{"PlantedAmongMany", "another planted residue, among many", "", append(absent(1000), "another planted residue, among many"), "", true},
+		{"Live", "", "", []string{live}, "", false},
+		{"InTrunk", "", "a residue where no page says what is live", []string{"a residue where no page says what is live"}, engine.VacuumResidue, false},
+		{"Absent", "", "", absent(1), "", false},
+		{"Short", "", "", []string{short}, "", false},
+		{"AtBound", "", "", absent(engine.ResidueMaxPatterns), "", false},
+		{"PastBound", "", "", absent(engine.ResidueMaxPatterns + 1), engine.VacuumTooLarge, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.planted != "" {
+				enginetest.PlantLeftover(t, path, tc.planted)
+			}
+			if tc.trunk != "" {
+				plantInTrunk(t, e, tc.trunk)
+			}
+			before := engine.ClearedPages(e)
 			got, err := engine.CheckResidue(ctx, e, tc.texts)
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +71,52 @@ func TestResidueCheck(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("vacuumed %q, want %q", got, tc.want)
 			}
+			if cleared := engine.ClearedPages(e) > before; cleared != tc.cleared {
+				t.Fatalf("cleared pages %v, want %v", cleared, tc.cleared)
+			}
+			for _, text := range []string{tc.planted, tc.trunk} {
+				if held, err := engine.FileHolds(path, [][]byte{[]byte(text)}); text != "" && (err != nil || held) {
+					t.Fatalf("the file still holds %q (%v)", text, err)
+				}
+			}
+			if held, err := engine.FileHolds(path, [][]byte{[]byte(live)}); err != nil || !held {
+				t.Fatalf("the live row's text left the file (%v)", err)
+			}
 		})
+	}
+}
+
+// plantInTrunk makes e's database file hold text in the unused tail of a
+// free-list trunk page (freeing pages first), through sqlite_dbpage: bytes
+// the residue check cannot tell from live ones without the trunk's layout
+// it does not read, so it vacuums.
+func plantInTrunk(t *testing.T, e *engine.Engine, text string) {
+	t.Helper()
+	ctx := context.Background()
+	db := engine.DBOf(e)
+	for _, q := range []string{
+		`CREATE TABLE filler (b BLOB)`,
+		`INSERT INTO filler SELECT zeroblob(3000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i FROM n)`,
+		`DROP TABLE filler`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var page1, trunk []byte
+	if err := db.QueryRowContext(ctx, `SELECT data FROM sqlite_dbpage WHERE pgno = 1`).Scan(&page1); err != nil {
+		t.Fatal(err)
+	}
+	pg := binary.BigEndian.Uint32(page1[32:])
+	if pg == 0 {
+		t.Fatal("no free-list trunk page")
+	}
+	if err := db.QueryRowContext(ctx, `SELECT data FROM sqlite_dbpage WHERE pgno = ?`, pg).Scan(&trunk); err != nil {
+		t.Fatal(err)
+	}
+	copy(trunk[len(trunk)-len(text)-8:], text)
+	if _, err := db.ExecContext(ctx, `UPDATE sqlite_dbpage SET data = ? WHERE pgno = ?`, trunk, pg); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -62,22 +124,27 @@ func TestResidueCheck(t *testing.T) {
 // rewrote the file with VACUUM (EraseResult.Vacuumed), which it did
 // without a word before (an erasure of 80,010 messages shrank mnemo.db
 // from 48 MB to 184 KB and mnemo delete listed the purge's steps without
-// it). A text erased from one thread and still stored in another is in
-// the file as a leftover copy would be, so that erasure vacuums; one
-// erasing a text stored nowhere else does not.
+// it). A text erased from one thread and still stored deep in a long
+// message of another lies in an overflow page, where the residue check
+// cannot tell live bytes from free ones, so that erasure vacuums; one
+// still stored as a short message of another is in a live cell of a
+// b-tree page, which no VACUUM takes out, so it does not (it did before);
+// nor does one erasing a text stored nowhere else.
 func TestEraseSaysVacuumed(t *testing.T) {
 	ctx := context.Background()
 	const shared, own = "a sentence two threads both hold, word for word", "a sentence only the first thread ever held"
+	long := strings.Repeat("a long message whose end spills to overflow pages. ", 200) + shared
 	for _, tc := range []struct {
-		name, text string
-		want       engine.Vacuum
+		name, text, kept string
+		want             engine.Vacuum
 	}{
-		{"CopyLeft", shared, engine.VacuumResidue},
-		{"NoCopy", own, ""},
+		{"CopyInOverflow", shared, long, engine.VacuumResidue},
+		{"CopyLive", shared, shared, ""},
+		{"NoCopy", own, shared, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := enginetest.SQLite.MustOpen(t, engine.Config{})
-			for thread, text := range map[string]string{"gone": tc.text, "kept": shared} {
+			for thread, text := range map[string]string{"gone": tc.text, "kept": tc.kept} {
 				if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{
 					{Role: engine.RoleUser, Content: text}}}); err != nil {
 					t.Fatal(err)

@@ -48,8 +48,9 @@ type VacuumedTable struct {
 //
 // On SQLite there is nothing to free for erasure's sake: the database runs
 // with secure_delete, the erasure of a thread or resource rebuilds every
-// index, and an erasure checkpoints the WAL and vacuums the file when a
-// copy of an erased text survived (EraseResult.Vacuumed). Vacuum rewrites
+// index, and an erasure checkpoints the WAL and zeroes a copy of an
+// erased text that survived in a page's free space, or vacuums the file
+// when it cannot zero it in place (EraseResult.Vacuumed). Vacuum rewrites
 // the file (SQLite's VACUUM, which returns free pages to the file system)
 // and truncates the WAL; full changes nothing.
 //

@@ -233,19 +233,21 @@ func dirPieces(t *testing.T, dir, id string) []string {
 // nothing before (an erasure of 80,010 messages shrank mnemo.db from 48 MB
 // to 184 KB under "purged in 2.258s (deleted rows zeroed, indexes rebuilt,
 // index merge, WAL checkpoint)"). A text erased from one thread and still
-// stored in another is in the file as a leftover copy would be.
+// stored deep in a long message of another lies in an overflow page,
+// where the residue check cannot tell it from a leftover copy.
 func TestDeleteSaysVacuumed(t *testing.T) {
 	const twice, once = "a sentence two threads both hold, word for word", "a sentence only one thread ever held"
+	long := strings.Repeat("a long message whose end spills to overflow pages. ", 200) + twice
 	msg := func(thread, text string) engine.AppendRequest {
 		return engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: text}}}
 	}
-	dir := storedDir(t, engine.Config{}, false, msg("copied", twice), msg("kept", twice), msg("alone", once), msg("json", twice))
+	dir := storedDir(t, engine.Config{}, false, msg("copied", twice), msg("kept", long), msg("alone", once), msg("json", twice))
 	for _, tc := range []struct {
 		name, thread string
 		json         bool
 		want, absent string
 	}{
-		{"Residue", "copied", false, "file vacuumed: it still held the start of an erased text (a leftover copy, or a message beginning the same)", ""},
+		{"Residue", "copied", false, "file vacuumed: it still held the start of an erased text where it could not be zeroed in place (a leftover copy, or a long message holding the same)", ""},
 		{"NoCopy", "alone", false, "purged in", "vacuumed"},
 		{"JSON", "json", true, `"vacuumed": "residue"`, ""},
 	} {

@@ -125,7 +125,7 @@ func sizeAfter(b int64) string {
 func (c *VacuumCommand) explainVacuum(backend string, full bool) {
 	switch {
 	case backend == "sqlite":
-		fmt.Fprintln(c.Stderr, "mnemo vacuum: SQLite file rewritten and its WAL truncated. Erasure needs no vacuum here: SQLite runs with secure_delete (erased rows are zeroed), the erasure of a thread or resource rebuilds the indexes that hold a piece of its id (no index page keeps one), and an erasure vacuums the file itself when a copy of an erased text survived; this only returns free pages to the file system.")
+		fmt.Fprintln(c.Stderr, "mnemo vacuum: SQLite file rewritten and its WAL truncated. Erasure needs no vacuum here: SQLite runs with secure_delete (erased rows are zeroed), the erasure of a thread or resource rebuilds the indexes that hold a piece of its id (no index page keeps one), and an erasure zeroes a copy of an erased text that survived in free space (or vacuums the file itself); this only returns free pages to the file system.")
 	case full:
 		fmt.Fprintln(c.Stderr, "mnemo vacuum: tables rewritten (VACUUM FULL); the old files were unlinked, not wiped. Erased text may remain in the WAL, base backups and replicas until they are recycled.")
 	default:

@@ -90,6 +90,10 @@
 //     removes the copy's log unapplied.
 //     Open assumes what every caller ensures: no other process
 //     has the database open (the engine holds the data directory's lock).
+//   - ClearFreeSpace (freespace.go) writes raw pages (sqlite_dbpage) in one
+//     write transaction, and changes only bytes SQLite never reads: a
+//     b-tree page's unallocated space and freeblock bodies, a free-list
+//     leaf page.
 //   - OpenReadOnly never writes the file nor checkpoints its WAL; VacuumInto
 //     copies the database as of one commit into a new file with no free page
 //     (copy.go: what engine.Backup writes).
