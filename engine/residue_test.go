@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +159,35 @@ func TestEraseSaysVacuumed(t *testing.T) {
 				t.Fatalf("EraseResult.Vacuumed %q, want %q", res.Vacuumed, tc.want)
 			}
 		})
+	}
+}
+
+// TestErasureZeroesLeftoverCopy: a copy of an erased text that a page
+// rebalance left in a b-tree page's free space (planted there) leaves the
+// database file and its WAL with the erasure, zeroed in place: no VACUUM
+// (EraseResult.Vacuumed ""), the other thread's rows kept.
+func TestErasureZeroesLeftoverCopy(t *testing.T) {
+	ctx := context.Background()
+	const secret = "my leftover secret is zq-4411-vv-0093, keep it"
+	e := enginetest.SQLite.MustOpen(t, engine.Config{})
+	appendUser(t, e, "gone", "r", secret)
+	appendUser(t, e, "kept", "r", "a turn of another thread, kept")
+	path := filepath.Join(e.Dir(), engine.DatabaseFile)
+	enginetest.PlantLeftover(t, path, secret)
+	before := engine.ClearedPages(e)
+	res, err := e.DeleteThread(ctx, "gone")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Vacuumed != "" || engine.ClearedPages(e) == before {
+		t.Fatalf("Vacuumed %q, cleared pages %d; want no VACUUM and a page cleared", res.Vacuumed, engine.ClearedPages(e)-before)
+	}
+	for _, f := range []string{path, path + "-wal"} {
+		if held, err := engine.FileHolds(f, [][]byte{[]byte(secret)}); err != nil && !os.IsNotExist(err) || held {
+			t.Fatalf("%s still holds the erased text (%v)", f, err)
+		}
+	}
+	if held, err := engine.FileHolds(path, [][]byte{[]byte("a turn of another thread, kept")}); err != nil || !held {
+		t.Fatalf("the kept thread's text left the file (%v)", err)
 	}
 }
