@@ -62,7 +62,8 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	// Version 9: migrations 10 and 11 only add journal_tool_key_bytes and
 	// journal_memo_key_bytes, 12 drops dispatches.result_digest, 13 adds
 	// journal_by_thread_resource, 14 journal_tool_obs with its trigger and
-	// functions, 15 message_calls and its triggers.
+	// functions, 15 message_calls and its triggers, 16 the trigger
+	// functions' search path and recalled_obs_ids again.
 	pgtest.Exec(t, dsn, `DROP TRIGGER journal_tool_obs_insert ON journal`)
 	pgtest.Exec(t, dsn, `DROP TABLE journal_tool_obs`)
 	pgtest.Exec(t, dsn, `DROP FUNCTION journal_tool_obs_link()`)
@@ -73,7 +74,7 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	pgtest.Exec(t, dsn, `ALTER TABLE dispatches ADD COLUMN result_digest TEXT NOT NULL DEFAULT ''`)
 	pgtest.Exec(t, dsn, `DROP TABLE message_calls`)
 	pgtest.Exec(t, dsn, `DROP FUNCTION message_calls_apply CASCADE`)
-	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14, 15)`)
+	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14, 15, 16)`)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -17,14 +17,14 @@ import (
 // handled again must search anew rather than return the erased text
 // (DESIGN.md, "Erasure").
 //
-// A result lists the "id" string of each object of the "observations"
-// array of its JSON (tools.RecalledObservationIDs' shape). The schema
+// A result lists the ids tools.RecalledObservationIDs reads from it (the
+// "id" string of each object of its "observations" array). The schema
 // records those ids as the result is inserted (table journal_tool_obs:
-// SQLite's migration 16, Postgres's 14) and deletes them with it, so each
-// id costs one index lookup and each result found one primary-key delete,
-// whatever else the resource recorded. (One statement joining the two
-// was planned from the resource's index on SQLite, every tool result of
-// the resource read.)
+// SQLite's migrations 16 and 18, Postgres's 14 and 16) and deletes them
+// with it, so each id costs one index lookup and each result found one
+// primary-key delete, whatever else the resource recorded. (One statement
+// joining the two was planned from the resource's index on SQLite, every
+// tool result of the resource read.)
 //
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.

@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -146,24 +145,4 @@ func (t *roTool) Run(ctx context.Context, call Call) (string, error) {
 	// no angle bracket, no marker-shaped text (docs/prompt.md, "What reaches the
 	// prompt").
 	return render.JSON(string(b)), nil
-}
-
-// RecalledObservationIDs returns the ids of the observations a recorded
-// recallObservations result holds, in its order; nil for the result of
-// another tool, a failure result, or one that is not such JSON. An
-// erasure deletes the recorded results that hold an observation it
-// invalidated (engine, journal.ForgetToolResults).
-func RecalledObservationIDs(result []byte) []string {
-	if !bytes.Contains(result, []byte(`"observations"`)) {
-		return nil
-	}
-	var res recallObservationsResult
-	if json.Unmarshal(result, &res) != nil {
-		return nil
-	}
-	ids := make([]string, 0, len(res.Observations))
-	for _, o := range res.Observations {
-		ids = append(ids, o.ID)
-	}
-	return ids
 }

@@ -1,11 +1,13 @@
 package pgstore
 
+import "github.com/mnemo-go/mnemo/internal/store"
+
 // SchemaVersion is the Postgres schema version this build writes, kept as
 // the highest row of the schema_version table. It equals len(migrations)
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 15
+const SchemaVersion = 16
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -561,6 +563,76 @@ INSERT INTO message_calls (thread_id, call_id, seq)
 		jsonb_array_elements(CASE WHEN jsonb_typeof(replace(m.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(m.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
 	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND jsonb_typeof(e->'id') = 'string'
 	ON CONFLICT DO NOTHING;
+`,
+	// 16: the trigger functions name the tables of their own schema
+	// whatever the search_path of the session that fires them: each runs
+	// with search_path pg_catalog then the schema they were created in
+	// (current_schema(), as the migration lock and readVersion name it).
+	// They ran with the session's: a session whose path starts elsewhere
+	// (psql's "$user", public; another deployment's schema) that writes
+	// this schema's journal, messages or lexical_docs failed (no such
+	// table journal_tool_obs) or wrote another schema's tables. And
+	// recalled_obs_ids reads what tools.RecalledObservationIDs reads (its
+	// doc lists the rules; internal/store's migration 18): json, not
+	// jsonb, so duplicate keys each count; \u0000 and surrogate escapes
+	// read as U+FFFD (a result holding one anywhere linked nothing: json
+	// refuses them as text); a result that is not UTF-8 read byte for
+	// character (LATIN1), its ASCII ids kept; ids of printable ASCII but
+	// backslash only. Every result is linked again.
+	`
+CREATE OR REPLACE FUNCTION recalled_obs_ids(output bytea) RETURNS SETOF text LANGUAGE plpgsql IMMUTABLE STRICT AS $fn$
+DECLARE
+	t text;
+	b text;
+	doc json;
+BEGIN
+	BEGIN
+		t := convert_from(output, 'UTF8');
+	EXCEPTION WHEN others THEN
+		BEGIN
+			t := convert_from(output, 'LATIN1');
+		EXCEPTION WHEN others THEN
+			RETURN;
+		END;
+	END;
+	BEGIN
+		doc := regexp_replace(t, '\\u(0000|[dD][89a-fA-F][0-9a-fA-F]{2})', '\\ufffd', 'g')::json;
+	EXCEPTION WHEN others THEN
+		RETURN;
+	END;
+	IF json_typeof(doc) <> 'object' THEN
+		RETURN;
+	END IF;
+	-- Nested deeper than 1000 (SQLite's limit): each round drops the
+	-- innermost arrays and objects of the brackets outside strings.
+	IF length(t) - length(translate(t, '[]{}', '')) > 2000 THEN
+		b := regexp_replace(regexp_replace(t, '"(\\.|[^"\\])*"', '', 'g'), '[^][{}]', '', 'g');
+		FOR d IN 1..1000 LOOP
+			b := regexp_replace(b, '\[\]|\{\}', '', 'g');
+			EXIT WHEN b = '';
+		END LOOP;
+		IF b <> '' THEN
+			RETURN;
+		END IF;
+	END IF;
+	RETURN QUERY SELECT DISTINCT i.value #>> '{}'
+		FROM json_each(doc) o,
+			json_array_elements(CASE WHEN o.key = 'observations' AND json_typeof(o.value) = 'array' THEN o.value ELSE '[]' END) e,
+			json_each(CASE WHEN json_typeof(e) = 'object' THEN e ELSE '{}' END) i
+		WHERE i.key = 'id' AND json_typeof(i.value) = 'string'
+			AND (i.value #>> '{}') ~ '^[ -~]+$' AND strpos(i.value #>> '{}', '\') = 0;
+END $fn$;
+DO $do$
+DECLARE
+	s text := quote_ident(current_schema());
+	f text;
+BEGIN
+	FOREACH f IN ARRAY ARRAY['recalled_obs_ids(bytea)', 'journal_tool_obs_link()', 'message_calls_apply()', 'lexical_apply()'] LOOP
+		EXECUTE format('ALTER FUNCTION %s.%s SET search_path = pg_catalog, %s', s, f, s);
+	END LOOP;
+END $do$;
+DELETE FROM journal_tool_obs;
+` + store.RecalledLinksInsertPostgres + `;
 `,
 }
 

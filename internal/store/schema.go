@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 17
+const SchemaVersion = 18
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -19,7 +19,7 @@ const SchemaVersion = 17
 //	observations               package observe
 //	dispatches                 package journal (the dispatch journal, journal/dispatch.go)
 //	journal, runs              package journal (memoized steps, tool applications, memctx records; run owners)
-//	journal_tool_obs           derived from journal by the trigger of migration 16 (deleted with its journal row)
+//	journal_tool_obs           derived from journal by the trigger of migration 16, 18 (deleted with its journal row)
 //
 // Times are Unix milliseconds (UTC). JSON columns hold compact JSON text.
 var migrations = []string{
@@ -450,8 +450,65 @@ INSERT OR IGNORE INTO message_calls (thread_id, call_id, seq)
 		AND json_valid(m.tool_calls) AND json_type(m.tool_calls) = 'array' THEN m.tool_calls ELSE '[]' END) j
 	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND j.type = 'object' AND json_type(j.value, '$.id') = 'text';
 `,
+	// 18: the links of journal_tool_obs read what
+	// tools.RecalledObservationIDs reads (its doc lists the rules), which
+	// migration 16's trigger did not: it took the first of duplicate
+	// "observations" keys and the first "id" of an element (Go: every
+	// one), any string id (a NUL, bytes that are not UTF-8: ids no
+	// observation has, which Postgres cannot store), and read a result up
+	// to a NUL byte (Go: not JSON). The trigger is replaced and every
+	// result linked again (FuzzRecalledLinks compares the trigger with Go).
+	`
+DROP TRIGGER journal_tool_obs_insert;
+CREATE TRIGGER journal_tool_obs_insert AFTER INSERT ON journal
+WHEN NEW.scope = 'tool' AND instr(CAST(NEW.output AS BLOB), CAST('"observations"' AS BLOB)) > 0
+BEGIN
+	INSERT OR IGNORE INTO journal_tool_obs (obs_id, scope, key)
+	SELECT i.atom, NEW.scope, NEW.key
+	FROM json_each(CASE WHEN instr(CAST(NEW.output AS BLOB), x'00') = 0 AND json_valid(CAST(NEW.output AS TEXT))
+			AND json_type(CAST(NEW.output AS TEXT)) = 'object' THEN CAST(NEW.output AS TEXT) ELSE '{}' END) o,
+		json_each(CASE WHEN o.key = 'observations' AND o.type = 'array' THEN o.value ELSE '[]' END) e,
+		json_each(CASE WHEN e.type = 'object' THEN e.value ELSE '{}' END) i
+	WHERE i.key = 'id' AND i.type = 'text' AND i.atom <> '' AND octet_length(i.atom) = length(i.atom)
+		AND NOT i.atom GLOB '*[^ -~]*' AND instr(i.atom, '\') = 0;
+END;
+DELETE FROM journal_tool_obs;
+` + RecalledLinksInsert + `;
+`,
 }
+
+// RecalledLinksInsert writes the links of journal_tool_obs from every
+// tool result recorded in journal, as the trigger of migration 18 writes
+// them for one (an erasure's lookup, tools.RecalledObservationIDs' rules):
+// migration 18 relinks with it, and a repair (engine.Engine.Reindex)
+// rebuilds the table with it. Changing it changes what migration 18 did:
+// a change to the links is a new migration, which changes the trigger too.
+const RecalledLinksInsert = `INSERT OR IGNORE INTO journal_tool_obs (obs_id, scope, key) ` + RecalledLinksSelect
+
+// RecalledLinksSelect selects (obs_id, scope, key), the links of
+// journal_tool_obs the tool results recorded in journal make (see
+// RecalledLinksInsert; duplicates possible).
+const RecalledLinksSelect = `SELECT i.atom AS obs_id, j.scope AS scope, j.key AS key
+	FROM journal j,
+		json_each(CASE WHEN instr(CAST(j.output AS BLOB), x'00') = 0 AND json_valid(CAST(j.output AS TEXT))
+			AND json_type(CAST(j.output AS TEXT)) = 'object' THEN CAST(j.output AS TEXT) ELSE '{}' END) o,
+		json_each(CASE WHEN o.key = 'observations' AND o.type = 'array' THEN o.value ELSE '[]' END) e,
+		json_each(CASE WHEN e.type = 'object' THEN e.value ELSE '{}' END) i
+	WHERE j.scope = 'tool' AND instr(CAST(j.output AS BLOB), CAST('"observations"' AS BLOB)) > 0
+		AND i.key = 'id' AND i.type = 'text' AND i.atom <> '' AND octet_length(i.atom) = length(i.atom)
+		AND NOT i.atom GLOB '*[^ -~]*' AND instr(i.atom, '\') = 0`
 
 // MigrationCount is the number of migrations this build knows; it equals
 // SchemaVersion.
 func MigrationCount() int { return len(migrations) }
+
+// RecalledLinksInsertPostgres is RecalledLinksInsert on Postgres, where
+// recalled_obs_ids (internal/pgstore's migrations 14 and 16) reads the ids
+// of one result: Postgres's migration 16 relinks with it, and a repair
+// rebuilds the table with it.
+const RecalledLinksInsertPostgres = `INSERT INTO journal_tool_obs (obs_id, scope, key) ` + RecalledLinksSelectPostgres + ` ON CONFLICT DO NOTHING`
+
+// RecalledLinksSelectPostgres is RecalledLinksSelect on Postgres (no
+// duplicates).
+const RecalledLinksSelectPostgres = `SELECT id AS obs_id, j.scope, j.key FROM journal j, recalled_obs_ids(j.output) id
+	WHERE j.scope = 'tool' AND position('"observations"'::bytea IN j.output) > 0`
