@@ -80,8 +80,8 @@ func TestDamageKnownToNextOpen(t *testing.T) {
 	// The next process: refused from its Open, reads and erasure go on.
 	e = open(wm)
 	err = appendU(e)
-	if !errors.Is(err, engine.ErrDatabaseCorrupt) || !strings.Contains(err.Error(), "earlier process") || !strings.Contains(err.Error(), "mnemo check --full") {
-		t.Errorf("append in the next process: %v; want ErrDatabaseCorrupt naming the earlier process's record and mnemo check --full", err)
+	if !errors.Is(err, engine.ErrDatabaseCorrupt) || !strings.Contains(err.Error(), "recorded in "+mark) || !strings.Contains(err.Error(), "a full check that finds the file sound") {
+		t.Errorf("append in the next process: %v; want ErrDatabaseCorrupt naming the record and the full check that removes it", err)
 	}
 	if _, err := e.LoadContext(ctx, engine.LoadRequest{ThreadID: "u", RunID: "run-next"}); !errors.Is(err, engine.ErrDatabaseCorrupt) {
 		t.Errorf("context in the next process: %v, want ErrDatabaseCorrupt", err)

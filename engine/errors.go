@@ -83,11 +83,12 @@ var ErrInconsistent = errors.New("engine: inconsistent")
 // working-memory update (HandleToolCall, working.Memory's Merge, Set,
 // Edit), SetIdleTTL and RestoreDispatch; what removes data (the
 // erasures, Expire) still runs, and reads that miss the damaged pages
-// still answer. Until the process ends, and from Open on in every later
-// process, which reads the record the first left beside the file
-// (mnemo.db.damage-seen; removed by Salvage, and by a CheckWith Full that
-// finds the file sound): the authority itself is
-// damaged, so rebuilding the indexes cannot repair it; restore the database from a backup, or run mnemo salvage. On
+// still answer. Until the process ends, and in every process while the
+// record the first left beside the file is there (mnemo.db.damage-seen,
+// read at Open and again at most every 2 seconds; removed by Salvage, by
+// a CheckWith Full that finds the file sound, or by hand): the authority
+// itself is damaged, so rebuilding the indexes cannot repair it; restore
+// the database from a backup (then CheckWith Full), or salvage it. On
 // Postgres, IsDatabaseCorrupt also knows the server's damaged data.
 var ErrDatabaseCorrupt = store.ErrDatabaseCorrupt
 

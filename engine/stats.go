@@ -86,21 +86,23 @@ func (e *Engine) Ping(ctx context.Context) error {
 
 // damagedFile returns ErrDatabaseCorrupt, naming the file, once SQLite has
 // reported a damaged page of mnemo.db to any of the engine's reads or
-// writes since Open, or from Open on when an earlier process left its
-// record of such damage beside the file (mnemo.db.damage-seen:
-// store.DamageMarked); nil before, and on Postgres.
+// writes since Open, or while a record of such damage is beside the file
+// (mnemo.db.damage-seen: store.DamageMarked, read again at most every
+// store.DamageMarkRecheck); nil before, and on Postgres. Its text names
+// what clears it, not a command: the front end says its own (the CLI's
+// printCorruptAdvice, the server's DatabaseDamagedDetail).
 func (e *Engine) damagedFile() error {
 	if e.db == nil {
 		return nil
 	}
 	path := filepath.Join(e.dir, DatabaseFile)
 	if store.Damaged(e.db) {
-		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened; restore it from a backup, or stop the service and run mnemo salvage",
+		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened: it stores nothing new until it ends; restore the file from a backup, or salvage it, with every process that uses it stopped",
 			ErrDatabaseCorrupt, path)
 	}
 	if m := store.DamageMarked(e.db); m != nil {
-		return fmt.Errorf("%w: %s was found damaged by an earlier process (%s), recorded in %s; nothing new is stored until the file is known sound: "+
-			"restore it from a backup or run mnemo salvage, or, if it was restored already, run mnemo check --full, which removes the record when it finds the file sound",
+		return fmt.Errorf("%w: %s was found damaged (%s), recorded in %s; nothing new is stored until the record is removed: "+
+			"a salvage removes it, and so does a full check that finds the file sound (one restored from a backup)",
 			ErrDatabaseCorrupt, path, markWhat(m), m.Path)
 	}
 	return nil

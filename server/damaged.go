@@ -12,10 +12,15 @@ import (
 // (engine.ErrDatabaseCorrupt), the HTTP API's and the MCP tools' alike,
 // and of GET /healthz from then on. It names no page, row or path (the
 // server log has the path): the damaged page may hold another tenant's
-// data. Answered without Retry-After: the file does not heal.
-const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a damaged page of it): this server answers no request " +
-	"that needs a damaged page, and stores nothing new (messages, contexts and their records, working memory, observations), until its operator stops it, restores the file from a backup or runs mnemo salvage, and starts it again " +
-	"(mnemo check reports the damage; the server log has the path); reads that miss the damaged pages still answer"
+// data, so the commands to run name the directory DIR. Answered without
+// Retry-After: the file does not heal (though a server refusing because
+// of the record alone stores again once the record is removed: it reads
+// it again at most every 2 seconds).
+const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a damaged page of it, in this server or in a process before it, " +
+	"which left a record of it beside the file): this server answers no request that needs a damaged page, and stores nothing new " +
+	"(messages, contexts and their records, working memory, observations), until its operator stops it, restores the file from a backup " +
+	"and runs mnemo --dir DIR check --full on the server's data directory DIR (which removes the record once it finds the file sound), " +
+	"or runs mnemo --dir DIR salvage, and starts it again (the server log has the path); reads that miss the damaged pages still answer"
 
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
 // answered a statement of this request with SQLSTATE XX001

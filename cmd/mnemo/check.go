@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 // CheckCommand is `mnemo check`: verify the database (on SQLite its
@@ -115,6 +116,10 @@ type checkResult struct {
 	// working-memory configuration stored in the database does not build
 	// (checkwm.go); nil when it builds or none is stored.
 	working error
+	// record and recordAfter are the record of damage beside mnemo.db
+	// (damage_record.go) when the check began and when it ended; nil:
+	// none.
+	record, recordAfter *store.DamageMark
 }
 
 // check runs the checks of the data directory or database: the file's
@@ -122,7 +127,7 @@ type checkResult struct {
 // with the damage the engine found and repaired while opening. An error
 // is one that kept the check from running, not a finding.
 func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, error) {
-	res := &checkResult{}
+	res := &checkResult{record: c.target().damageRecord()}
 	if c.DB == "" {
 		res.kept = engine.KeptDamaged(c.Dir)
 	}
@@ -174,6 +179,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	if c.DB == "" { // again: the open may have kept a damaged write-ahead log
 		res.kept = engine.KeptDamaged(c.Dir)
 	}
+	res.recordAfter = c.target().damageRecord()
 	lost, err := e.LostSeqs(ctx)
 	switch {
 	case err == nil:
@@ -249,6 +255,7 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	if len(orphans) > 0 {
 		fmt.Fprintf(c.Stderr, "mnemo check: note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
 	}
+	c.printRecordNote(res.record, res.recordAfter, full) // damage_record.go
 	printDotIDs(c.Stderr, res.dotIDs)
 	printReservedIDs(c.Stderr, res.reservedIDs)
 	if len(befores) > 0 {
@@ -482,13 +489,18 @@ func (c *CheckCommand) printWALAdvice(found []string) {
 
 // printCorruptAdvice says what to do about a damaged database file of t
 // (engine.ErrDatabaseCorrupt): found by check's integrity check, or by
-// any command whose open could not read the file at all. salvage says
+// any command whose open could not read the file at all, or refused
+// because of the record of damage beside it (which it then says how to
+// clear: printRecordAdvice). salvage says
 // whether to point at mnemo salvage too: not when salvage itself failed
 // on the file (its header unreadable: "nothing to salvage"), where the
 // advice sent the reader back to the command that had just failed.
 func printCorruptAdvice(w io.Writer, t target, salvage bool) {
 	fmt.Fprintf(w, "What to do: stop every process using %s, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: %s\n",
 		t.dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, t.mnemo("reindex"))
+	if m := t.damageRecord(); m != nil { // damage_record.go
+		printRecordAdvice(w, t, m)
+	}
 	if salvage {
 		fmt.Fprintf(w, "Without a backup, salvage copies what is still readable into a new %s (the damaged file is kept beside it), records the messages lost, and rebuilds the indexes: %s\n",
 			engine.DatabaseFile, t.mnemo("salvage"))

@@ -13,9 +13,14 @@ import (
 
 // TestDamageKnownToNextCommand: the damage one command met is known to
 // the next: mnemo messages meets a damaged page of thread t; a later
-// mnemo ingest into the sound thread u is refused, saying how to clear it;
-// mnemo check --full clears it once the file is restored, and ingest
-// stores again. Before, the next ingest stored into the damaged file.
+// mnemo ingest into the sound thread u is refused, saying how to clear it
+// with the user's own commands (mnemo --dir D check --full after the
+// restore, mnemo --dir D salvage); once the file is restored, a quick
+// check passes saying the record remains, mnemo check --full says it
+// removed it, and ingest stores again. Before, the next ingest stored
+// into the damaged file; then its refusal named bare commands (mnemo
+// salvage, mnemo check --full, which open ./mnemo-data), and the checks
+// said nothing of the record.
 func TestDamageKnownToNextCommand(t *testing.T) {
 	const marker = "zanzibar-lighthouse-keeper"
 	var reqs []engine.AppendRequest
@@ -42,17 +47,27 @@ func TestDamageKnownToNextCommand(t *testing.T) {
 	}
 	in := filepath.Join(t.TempDir(), "in.jsonl")
 	os.WriteFile(in, []byte(`{"thread":"u","resource":"r","role":"user","content":"one more about the harbour"}`+"\n"), 0o600)
+	fullCheck := "mnemo --dir " + dir + " check --full"
 	code, _, stderr := run(t, nil, "--dir", dir, "ingest", in)
-	if code != 1 || !strings.Contains(stderr, "earlier process") || !strings.Contains(stderr, "mnemo check --full") {
-		t.Fatalf("ingest after another command met the damage: exit %d, want 1 naming the record and mnemo check --full\n%s", code, stderr)
+	if code != 1 || !strings.Contains(stderr, "recorded in "+path+".damage-seen") || !strings.Contains(stderr, "Once mnemo.db is restored (or if it was restored already), run: "+fullCheck+"\n") ||
+		!strings.Contains(stderr, "mnemo --dir "+dir+" salvage") || strings.Contains(stderr, "run mnemo ") {
+		t.Fatalf("ingest after another command met the damage: exit %d, want 1 naming the record, %q and salvage with --dir, and no bare mnemo command\n%s", code, fullCheck, stderr)
 	}
 	os.Remove(path + "-wal")
 	os.Remove(path + "-shm")
 	if err := os.WriteFile(path, sound, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if code, out, stderr := run(t, nil, "--dir", dir, "check", "--full"); code != 0 {
-		t.Fatalf("check --full of the restored file: exit %d\n%s%s", code, out, stderr)
+	// Restored: a quick check passes and says the record remains.
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.HasPrefix(out, "ok:") ||
+		!strings.Contains(stderr, "mnemo check: note: the record of damage "+path+".damage-seen") || !strings.Contains(stderr, "remains") || !strings.Contains(stderr, "run: "+fullCheck+"\n") {
+		t.Fatalf("quick check of the restored file: exit %d, want 0 with a note that the record remains and %q\n%s%s", code, fullCheck, out, stderr)
+	}
+	if code, out, stderr := run(t, nil, "--dir", dir, "check", "--full"); code != 0 || !strings.Contains(stderr, "was removed: the full check found mnemo.db sound") {
+		t.Fatalf("check --full of the restored file: exit %d, want 0 saying it removed the record\n%s%s", code, out, stderr)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || strings.Contains(stderr, "record") {
+		t.Errorf("quick check after the record was removed: exit %d, want no word of a record\n%s", code, stderr)
 	}
 	if _, err := os.Stat(path + ".damage-seen"); !os.IsNotExist(err) {
 		t.Errorf("the record after check --full passed: %v, want it removed", err)

@@ -546,8 +546,8 @@ func (c *IngestCommand) ingestFailed(ctx context.Context, label string, err erro
 // the file has none). "FILE: stopped at line 10 (thread t2): quota
 // exceeded: …; 9 messages of it are stored and stay; not stored: 12
 // messages of thread t2 from there and every record after them; …".
-// cause is the import's error: only one matching engine.ErrNoSpace stays
-// in the chain (noSpaceStop).
+// cause is the import's error: only one matching engine.ErrNoSpace or
+// engine.ErrDatabaseCorrupt stays in the chain (advisedStop).
 func stoppedPartWay(label string, rep *importer.Report, cause error) error {
 	n := rep.Messages + rep.Duplicates
 	stored := count(n, "message") + " of it are stored and stay"
@@ -562,24 +562,27 @@ func stoppedPartWay(label string, rep *importer.Report, cause error) error {
 	}
 	err := fmt.Errorf("%s: stopped at %s (thread %s): %s; %s; not stored: %s of thread %s from there and every record after them; once the cause is fixed, run the same ingest again to store the rest (messages already stored are not stored twice)",
 		label, rep.Stopped, rep.StoppedThread, rep.Error, stored, count(rep.NotStored, "message"), rep.StoppedThread)
-	if errors.Is(cause, engine.ErrNoSpace) {
-		// exitStatus then says how to get the data out (noSpaceAdvice).
-		return &noSpaceStop{msg: err.Error(), err: cause}
+	if errors.Is(cause, engine.ErrNoSpace) || errors.Is(cause, engine.ErrDatabaseCorrupt) {
+		// exitStatus then says how to get the data out (noSpaceAdvice),
+		// or how to restore or salvage the damaged file and clear its
+		// record, naming the user's own command (printCorruptAdvice).
+		return &advisedStop{msg: err.Error(), err: cause}
 	}
 	return err
 }
 
-// noSpaceStop is stoppedPartWay's error for an import a full disk
-// stopped: its text, and errors.Is sees engine.ErrNoSpace. Only then: a
-// stop's other causes (a quota, invalid input) are said as text, not
-// taken for a usage error by exitStatus.
-type noSpaceStop struct {
+// advisedStop is stoppedPartWay's error for an import a full disk or a
+// damaged database file stopped: its text, and errors.Is sees
+// engine.ErrNoSpace or engine.ErrDatabaseCorrupt, for exitStatus's advice.
+// Only then: a stop's other causes (a quota, invalid input) are said as
+// text, not taken for a usage error by exitStatus.
+type advisedStop struct {
 	msg string
 	err error
 }
 
-func (e *noSpaceStop) Error() string { return e.msg }
-func (e *noSpaceStop) Unwrap() error { return e.err }
+func (e *advisedStop) Error() string { return e.msg }
+func (e *advisedStop) Unwrap() error { return e.err }
 
 // interruptedError is an ingest its context stopped (SIGINT, SIGTERM):
 // its text says what was stored and how to store the rest, where the
