@@ -36,13 +36,18 @@ type SalvageTable struct {
 	// Kept counts the rows of the salvaged database.
 	Kept int64 `json:"kept"`
 	// Unreadable lists the rowid ranges ([from, to], to math.MaxInt64 when
-	// the damage reaches the table's end) SQLite could not read: their
-	// rows, if any, are lost. Exact counts of lost messages are in
+	// the damage reaches the table's end) SQLite could not read and no
+	// intact leaf page of the file held: their rows, if any, are lost. Exact counts of lost messages are in
 	// SalvageReport.Lost.
 	Unreadable [][2]int64 `json:"unreadable,omitempty"`
 	// Invalid counts rows read but refused by the schema (a duplicate
 	// key, a NULL, a value of the wrong type: garbled by the damage).
 	Invalid int64 `json:"invalid,omitempty"`
+	// FromPages counts the rows kept (in Kept) that SQLite's walk of the
+	// table did not return, read from its intact leaf pages: those below
+	// a damaged interior page. Rows from pages on the freelist, which may
+	// hold erased rows, are never read.
+	FromPages int64 `json:"fromPages,omitempty"`
 	// Garbled counts rows read whole but dropped because a value is not
 	// what mnemo writes (text that is not UTF-8, a JSON column that is not
 	// JSON, a vector that is not one) or, for messages, their text does
@@ -281,7 +286,7 @@ const stagingPrefix = ".salvage-"
 func (r *SalvageReport) fill(res *salvage.Report) {
 	r.ThreadsRebuilt, r.Lost = res.ThreadsRebuilt, res.Lost
 	for _, t := range res.Tables {
-		st := SalvageTable{Name: t.Name, Kept: t.Kept, Invalid: t.Invalid, Garbled: t.Garbled, Redigested: t.Redigested, Orphans: t.Orphans, Missing: t.Missing}
+		st := SalvageTable{Name: t.Name, Kept: t.Kept, FromPages: t.FromPages, Invalid: t.Invalid, Garbled: t.Garbled, Redigested: t.Redigested, Orphans: t.Orphans, Missing: t.Missing}
 		for _, u := range t.Unreadable {
 			st.Unreadable = append(st.Unreadable, [2]int64{u.From, u.To})
 		}

@@ -110,6 +110,7 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	printFromPages(c.Stdout, rep.Tables)
 	printLostRows(c.Stdout, rep.Tables)
 	if rep.ThreadsRebuilt > 0 {
 		fmt.Fprintf(c.Stdout, "%s rebuilt from their messages (their rows were lost: title and metadata are gone)\n", count(rep.ThreadsRebuilt, "thread"))

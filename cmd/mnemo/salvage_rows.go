@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
 )
@@ -41,5 +42,20 @@ func printLostRows(w io.Writer, tables []engine.SalvageTable) {
 			how = fmt.Sprintf("were refused or garbled (%d)", t.Invalid+t.Garbled)
 		}
 		fmt.Fprintf(w, "rows of %s %s and are lost, with what they held: %s\n", t.Name, how, held)
+	}
+}
+
+// printFromPages writes one line naming the tables some of whose rows
+// were kept from their intact leaf pages, below a damaged interior page
+// that hid them from SQLite (engine.SalvageTable.FromPages).
+func printFromPages(w io.Writer, tables []engine.SalvageTable) {
+	var parts []string
+	for _, t := range tables {
+		if t.FromPages > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", t.Name, t.FromPages))
+		}
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(w, "rows kept from intact leaf pages below a damaged interior page (counted in kept): %s\n", strings.Join(parts, ", "))
 	}
 }

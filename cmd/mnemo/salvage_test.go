@@ -332,3 +332,34 @@ func rootPage(t *testing.T, path, table string) int64 {
 	}
 	return page
 }
+
+// TestSalvageInteriorCellCount: one garbled byte, the cell count of the
+// messages table's root (an interior page), hid every leaf page but its
+// right-most child from SQLite, and the salvage kept none of the
+// messages (readme63 #2: 0 of 26). The leaves are intact: every message
+// is kept from its page and the line after the table says so.
+func TestSalvageInteriorCellCount(t *testing.T) {
+	dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
+	path := filepath.Join(dir, engine.DatabaseFile)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteAt([]byte{0}, (rootPage(t, path, "messages")-1)*4096+4); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	code, out, stderr := run(t, nil, "--dir", dir, "salvage", "--json")
+	var rep engine.SalvageReport
+	if code != 0 || json.Unmarshal([]byte(out), &rep) != nil {
+		t.Fatalf("salvage: exit %d\n%s%s", code, out, stderr)
+	}
+	for _, tb := range rep.Tables {
+		if tb.Name == "messages" && (tb.Kept != 200 || tb.FromPages == 0 || len(tb.Unreadable) > 0) {
+			t.Fatalf("messages: %+v", tb)
+		}
+	}
+	if rep.LostMessages() != 0 {
+		t.Fatalf("lost %+v", rep.Lost)
+	}
+}

@@ -7,7 +7,11 @@
 // SQLite's recover extension): each table is read by rowid ranges through
 // its own b-tree (NOT INDEXED, so a damaged index hides nothing), and a
 // range SQLite cannot read is read backwards and bisected down to the
-// rowids it cannot read (read.go). The engine's Salvage
+// rowids it cannot read (read.go). A damaged interior page hides the
+// leaves below it from SQL: a table whose b-tree met damage also gets
+// the rows SQL did not return from its intact leaf pages, read a page
+// at a time through sqlite_dbpage (pages.go, btree.go, record.go,
+// leaf.go). The engine's Salvage
 // (engine/salvage.go) owns the files: the copy of the damaged file this
 // package reads, the directory's lock and the swap.
 //
@@ -20,6 +24,9 @@
 // # Invariants
 //
 //   - The source is only read (query_only); the caller hands it a copy.
+//   - No erased row comes back: a leaf page is read only by the cells
+//     its header lists, never a page on the freelist, and pages no
+//     b-tree reaches only when the freelist reads whole (pages.go).
 //   - No row is invented: every row written was read from the source,
 //     value for value; a row whose values break what mnemo writes
 //     (valid.go), whose text does not match its digest (messages) or whose

@@ -12,13 +12,14 @@ import (
 )
 
 // tableDef is a table of the new database: its name and columns, the
-// NOT NULL BLOB columns among them, and whether one of them is the rowid
-// (an INTEGER PRIMARY KEY).
+// NOT NULL BLOB columns among them, whether one of them is the rowid
+// (an INTEGER PRIMARY KEY), and what a value of each must be (record.go).
 type tableDef struct {
 	name       string
 	cols       []string
 	blobs      map[string]bool
 	rowidAlias bool
+	columns    []column
 }
 
 // tablesOf lists the tables of the new database (its schema is mnemo's
@@ -51,9 +52,48 @@ func tablesOf(ctx context.Context, conn *sql.Conn) ([]tableDef, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, tableDef{name: n, cols: cols, blobs: blobs, rowidAlias: len(pks) == 1 && pks[0]})
+		d := tableDef{name: n, cols: cols, blobs: blobs, rowidAlias: len(pks) == 1 && pks[0]}
+		if d.columns, err = shapeOf(ctx, conn, n, d.rowidAlias); err != nil {
+			return nil, err
+		}
+		out = append(out, d)
 	}
 	return out, nil
+}
+
+// shapeOf returns the columns of table, in order, with their affinity,
+// NOT NULL, whether one aliases the rowid, and their default's value.
+func shapeOf(ctx context.Context, conn *sql.Conn, table string, rowidAlias bool) ([]column, error) {
+	rows, err := conn.QueryContext(ctx, `SELECT name, type, "notnull", dflt_value, pk FROM pragma_table_info(?)`, table)
+	if err != nil {
+		return nil, fmt.Errorf("salvage: columns of %s: %w", table, err)
+	}
+	var cols []column
+	var dflts []sql.NullString
+	for rows.Next() {
+		var c column
+		var typ string
+		var dflt sql.NullString
+		var pk int
+		if err := rows.Scan(&c.name, &typ, &c.notNull, &dflt, &pk); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		c.affinity, c.rowid = affinityOf(typ), rowidAlias && pk > 0
+		cols, dflts = append(cols, c), append(dflts, dflt)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for i, d := range dflts {
+		if d.Valid {
+			if err := conn.QueryRowContext(ctx, `SELECT `+d.String).Scan(&cols[i].dflt); err != nil {
+				return nil, fmt.Errorf("salvage: default of %s.%s: %w", table, cols[i].name, err)
+			}
+		}
+	}
+	return cols, nil
 }
 
 // columnsOf returns table's columns and, for each primary-key column,
@@ -110,10 +150,12 @@ type tableCopy struct {
 	top        int64 // bisection's upper bound, set at the first one (0: not yet)
 	withRowid  bool  // the insert names the rowid (no column aliases it)
 	unreadable []Range
+	sqlRead    []int64 // the rowids SQL returned
 }
 
-// copyTable copies the readable rows of t from src into tx.
-func copyTable(ctx context.Context, src *sql.DB, tx *sql.Tx, t tableDef, pages int64) (Table, error) {
+// copyTable copies the readable rows of t from src into tx: by SQL, then
+// from its intact leaf pages (lp; nil: none), those SQL did not return.
+func copyTable(ctx context.Context, src *sql.DB, tx *sql.Tx, t tableDef, pages int64, lp *leafPages) (Table, error) {
 	res := Table{Name: t.name}
 	scols, _, err := columnsOf(ctx, src, t.name)
 	if err != nil {
@@ -165,6 +207,9 @@ func copyTable(ctx context.Context, src *sql.DB, tx *sql.Tx, t tableDef, pages i
 		return res, err
 	}
 	res.Unreadable = mergeRanges(c.unreadable)
+	if lp != nil && slices.Equal(scols, t.cols) {
+		return res, c.fromPages(ctx, lp, t) // leaf.go
+	}
 	return res, nil
 }
 
@@ -261,6 +306,7 @@ func (c *tableCopy) read(ctx context.Context, lo, hi int64, desc bool) (n int, e
 		if !ok {
 			continue
 		}
+		c.sqlRead = append(c.sqlRead, rowid)
 		if err := c.insert(ctx, vals); err != nil {
 			return n, edge, nil, err
 		}

@@ -34,13 +34,18 @@ type Table struct {
 	Name string `json:"name"`
 	// Kept counts the rows written to the new database.
 	Kept int64 `json:"kept"`
-	// Unreadable lists the rowid ranges SQLite could not read (their rows,
-	// if any, are lost); the last one's To is math.MaxInt64 when the
-	// damage reaches the end of the table.
+	// Unreadable lists the rowid ranges SQLite could not read and no
+	// intact leaf page held (their rows, if any, are lost); the last
+	// one's To is math.MaxInt64 when the damage reaches the end of the
+	// table. Nil when every row the table held was read (account.go).
 	Unreadable []Range `json:"unreadable,omitempty"`
 	// Invalid counts rows read but refused by the schema (a constraint:
 	// a duplicate key, a NULL, a value of the wrong type).
 	Invalid int64 `json:"invalid,omitempty"`
+	// FromPages counts the rows kept (in Kept) that SQL did not return,
+	// read from the table's intact leaf pages (pages.go): those below a
+	// damaged interior page, which hid them.
+	FromPages int64 `json:"fromPages,omitempty"`
 	// Garbled counts rows read whole but dropped because a value is not
 	// what mnemo writes (valid.go: text that is not UTF-8, a JSON column
 	// that is not JSON, a vector that is not one) or, for messages, their
@@ -160,6 +165,11 @@ func copyAt(ctx context.Context, sdb *sql.DB, dst string, version int, rep *Repo
 	if err != nil {
 		return err
 	}
+	lp, err := locate(ctx, sdb, tables, pages) // pages.go
+	if err != nil {
+		return err
+	}
+	defer lp.close()
 	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("salvage: %w", err)
@@ -169,7 +179,7 @@ func copyAt(ctx context.Context, sdb *sql.DB, dst string, version int, rep *Repo
 		if derived[t.name] {
 			continue
 		}
-		res, err := copyTable(ctx, sdb, tx, t, pages) // read.go
+		res, err := copyTable(ctx, sdb, tx, t, pages, lp) // read.go
 		if err != nil {
 			return err
 		}
