@@ -2,6 +2,7 @@ package engine
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -15,17 +16,29 @@ import (
 // before it (DB_PASS, --pass, smtp.pass) or as a quoted key ("pass": …):
 // "pass: 42, fail: 0" is a test tally, "First pass: read it" a sentence.
 const (
-	// credentialNames, grouped by their first letter, so that the parser
-	// factors their common prefixes (p(?:ass(?:code|…)|riv…|wd)), with
-	// [_-]?key written once a letter: written once a name, the 11 of it
-	// took the assignment rule past the backtracker's 500 instructions
-	// (assignmentPattern). No two names that may match at one position
-	// changed order (secret before secret key), so the rules match as
-	// before.
-	credentialNames = `a(?:(?:cc(?:ess|ount)|pp(?:lication)?|uth)[_-]?|pi[ _-]?)key` +
+	// credentialNames are every credential name: the other rules that
+	// read a name (prose-secret, the YAML rules, urlCredential) read all.
+	credentialNames = assignNames + `|` + keyNames
+	// assignNames are the assignment rule's names, grouped by their
+	// first letter, so that the parser factors their common prefixes
+	// (p(?:ass(?:code|…)|riv…|wd)), with [_-]?key written once a letter:
+	// written once a name, the 11 of it took the assignment rule past the
+	// backtracker's 500 instructions (assignmentPattern). No two names
+	// that may match at one position changed order (secret before secret
+	// key), so the rules match as before. The program is at 487: new
+	// names go to keyNames' rule (4 more names here made it 518).
+	assignNames = `a(?:(?:cc(?:ess|ount)|pp(?:lication)?|uth)[_-]?|pi[ _-]?)key` +
 		`|c(?:lient[_-]?key|ontrase(?:n|ñ)a|red(?:s|entials?))|d(?:atabase|b)[_-]?key|keypass` +
 		`|p(?:ass(?:code|phrase|wd|word)|riv(?:ate)?[_-]?key|wd)|se(?:cret(?:[eos]?|[ _-]?key)|rvice[_-]?key)` +
 		`|token|[_.-]pass`
+	// keyNames name the keys an application signs, encrypts or derives
+	// its other secrets with: Rails' SECRET_KEY_BASE and MASTER_KEY,
+	// JWT_SIGNING_KEY, ENCRYPTION_KEY (red64: stored in clear, as no
+	// name ended in a credential word). The assignment rule's program
+	// had no room for them (assignNames' comment): a second rule,
+	// assignment-key, reads them with the same forms
+	// (keyAssignmentPattern), on the lines that hold keyTriggers only.
+	keyNames = `(?:encryption|master|signing)[_-]?key|secret[_-]?key[_-]?base`
 	// quoted is a "double", 'single' or \"escaped\" quoted value; its
 	// quote is group q.
 	quoted = `(?P<q>\\")[^"\\\n]+\\"|(?P<q>")(?:[^"\\\n]|\\.)+"|(?P<q>')[^'\n]+'`
@@ -117,10 +130,26 @@ const (
 // again ran on the NFA, 1.4 times as long on a log of assignments; the
 // names' [_-]?key written once a first letter brought it to 481, and
 // TestAssignmentProgramBacktracks keeps it at most 500.
-var assignmentPattern = `(?i)` +
-	`(?P<keep>[?&][\w.-]+=)` + queryByte + `+` +
-	`|(?P<name>` + credentialNames + `)(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `|` + lineAfterBreak + `)|` + afterQuotedName + `|` + afterName + `)` +
+var assignmentPattern = `(?i)` + queryForm +
+	`|(?P<name>` + assignNames + `)` + namedValue +
 	`|(?P<name>["']pass)` + afterQuotedName
+
+// namedValue is forms 2 to 4 of assignmentPattern after the name.
+const namedValue = `(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `|` + lineAfterBreak + `)|` + afterQuotedName + `|` + afterName + `)`
+
+// keyAssignmentPattern is the assignment-key rule's pattern:
+// assignmentPattern's forms 1 to 4 for keyNames. Its own program (with
+// the names in assignNames, 518 instructions: past the backtracker's 500)
+// keeps both rules on Go's backtracker, and it runs only on the lines
+// holding keyTriggers. Form 1 is here too, so that a query parameter is
+// taken as such before its name (?master_key=…&page=2 keeps &page=2).
+var keyAssignmentPattern = `(?i)` + queryForm + `|(?P<name>` + keyNames + `)` + namedValue
+
+// queryForm is assignmentPattern's form 1: a URL query parameter.
+const queryForm = `(?P<keep>[?&][\w.-]+=)` + queryByte + `+`
+
+// keyTriggers prefilter assignment-key: each of keyNames holds one.
+var keyTriggers = []string{"encryption", "master", "signing", "key_base", "key-base", "keybase"}
 
 // urlCredential matches the name of a URL query parameter that holds a
 // credential: one ending in a credential name, or pass.
@@ -155,18 +184,39 @@ func assignmentRules() []Rule {
 			Triggers:    credentialTriggers,
 			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter,
 			within: rejectedPart(assignment), cut: stringEnd(assignment), rawNamed: holdsCredentialTrigger},
+		keyAssignmentRule(),
 	}
+}
+
+// keyAssignmentRule is the assignment rule for keyNames (SECRET_KEY_BASE=…,
+// "encryption_key": "…", master_key: …): keyAssignmentPattern, verified,
+// cut and searched again as the assignment rule is.
+func keyAssignmentRule() Rule {
+	re := mustRe(keyAssignmentPattern)
+	return Rule{Name: "assignment-key", Pattern: re,
+		Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
+		Triggers:    keyTriggers,
+		Verify:      notPlaceholder, lineMay: opAfter,
+		within: rejectedPart(re), cut: stringEnd(re), rawNamed: holdsKeyTrigger}
+}
+
+// holdsKeyTrigger is assignment-key's rawNamed: raw holds one of
+// keyTriggers, as the prefilter reads it (?q=signing_key%3D…, not
+// ?q=secret%5Fkey%5Fbase%3D…, whose line the prefilter skips).
+func holdsKeyTrigger(raw string) bool {
+	raw = asciiLower(raw)
+	return slices.ContainsFunc(keyTriggers, func(t string) bool { return strings.Contains(raw, t) })
 }
 
 // queryValue gives the assignment rule's within, for its pattern: a URL
 // query parameter kept for its name (?q=, &filter=) has its value
 // searched again, for an assignment in it (?q=password=hunter2,
 // &filter=api_key:sk-…: a logged search or a filter expression); -1 for
-// the other forms.
+// the other forms, and for a pattern with no form 1 (assignment-key).
 func queryValue(pattern *regexp.Regexp) func(m []int) int {
 	keep := pattern.SubexpIndex("keep")
 	return func(m []int) int {
-		if m[2*keep] < 0 {
+		if keep < 0 || m[2*keep] < 0 {
 			return -1
 		}
 		return m[2*keep+1]

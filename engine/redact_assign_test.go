@@ -361,3 +361,25 @@ func TestRedactProseKeepsWords(t *testing.T) {
 		{"equals-unchanged", "password=my 4821", "password=my 4821"},
 	})
 }
+
+// TestRedactKeyNames: the keys an application signs, encrypts or derives
+// its secrets with (Rails' SECRET_KEY_BASE and MASTER_KEY,
+// JWT_SIGNING_KEY, ENCRYPTION_KEY) are credential names, in every form
+// the other names have (red64: stored in clear). A reference, code and
+// prose naming the key stay, and a query's later parameters are kept.
+func TestRedactKeyNames(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"secret-key-base", "SECRET_KEY_BASE=8f2a9c1d7e6b5a4f3e2d1c0b9a8f7e6d rails s", "SECRET_KEY_BASE=" + m + " rails s"},
+		{"jwt-signing-key", "JWT_SIGNING_KEY=abcDEF123ghiJKL456", "JWT_SIGNING_KEY=" + m},
+		{"encryption-key-quoted", `export ENCRYPTION_KEY="abcDEF123ghiJKL456"`, `export ENCRYPTION_KEY="` + m + `"`},
+		{"rails-master-key", "RAILS_MASTER_KEY=abcDEF123ghiJKL456", "RAILS_MASTER_KEY=" + m},
+		{"json", `{"encryption_key": "abcDEF123ghiJKL456", "a": 1}`, `{"encryption_key": "` + m + `", "a": 1}`},
+		{"yaml", "master_key: abcdef0123456789\nuser: bob", "master_key: " + m + "\nuser: bob"},
+		{"yaml-block", "secret_key_base: |\n  abcdefabcdef0123\nuser: bob", "secret_key_base: |\n  " + m + "\nuser: bob"},
+		{"env-entry", "env:\n  - name: MASTER_KEY\n    value: abcDEF123ghi", "env:\n  - name: MASTER_KEY\n    value: " + m},
+		{"query", "GET /x?master_key=abcDEF123ghi&page=2", "GET /x?master_key=" + m + "&page=2"},
+		{"reference-kept", "MASTER_KEY=$MASTER_KEY signing_key = await getKey()", "MASTER_KEY=$MASTER_KEY signing_key = await getKey()"},
+		{"prose-kept", "git checkout master; the master key is on the wiki", "git checkout master; the master key is on the wiki"},
+	})
+}
