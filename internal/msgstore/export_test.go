@@ -29,3 +29,12 @@ var PendingIndexQueries = map[string][]any{
 // AnsweredSQL exposes ToolCall's and OpenCall's statement (since: with the
 // lower bound $4) to the black-box tests, which read its plan.
 func (s *Store) AnsweredSQL(since bool) string { return s.answeredSQL("seq", since) }
+
+// ResultSQL exposes FirstResult's (first) or LastResult's statement to the
+// black-box tests, which read its plan.
+func (s *Store) ResultSQL(first bool) string {
+	if first {
+		return s.firstResultSQL("id, seq")
+	}
+	return s.lastResultSQL()
+}

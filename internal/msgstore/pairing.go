@@ -15,10 +15,7 @@ import (
 // making a call with the same id lies in between (then that call takes the
 // result). ok is false when there is none.
 func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq int64) (m Message, ok bool, err error) {
-	m, err = scanMessage(s.stmts.QueryRow(ctx, s.dialect.Text(`SELECT `+messageColumns+` FROM messages `+byCallSQLite+`
-		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`,
-		`SELECT `+messageColumns+` FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, callSeq))
+	m, err = scanMessage(s.stmts.QueryRow(ctx, s.firstResultSQL(messageColumns), thread, callID, callSeq))
 	if errors.Is(err, sql.ErrNoRows) {
 		return m, false, nil
 	}
@@ -44,10 +41,7 @@ func (s *Store) ToolResult(ctx context.Context, thread, callID string, callSeq i
 // message in between makes the call again (ToolResult checks it; a caller
 // that knows none does, CountCalls, needs only this).
 func (s *Store) FirstResult(ctx context.Context, tx *store.Tx, thread, callID string, afterSeq int64) (id string, seq int64, ok bool, err error) {
-	err = s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT id, seq FROM messages `+byCallSQLite+`
-		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`,
-		`SELECT id, seq FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`), thread, callID, afterSeq).Scan(&id, &seq)
+	err = s.in(tx).QueryRowContext(ctx, s.firstResultSQL("id, seq"), thread, callID, afterSeq).Scan(&id, &seq)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", 0, false, nil
@@ -91,7 +85,7 @@ func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID strin
 
 // LastResult reads, in tx, the seq of the thread's last tool message
 // answering callID before seq beforeSeq; ok is false when there is none.
-// It reads the index of results by call id (byCallSQLite), not the
+// It seeks the index of results by call id (lastResultSQL), not the
 // thread: a call before that seq is answered, by the pairing rule. An
 // empty callID answers none on both backends (no tool message the engine
 // stores has one); the statement requires a non-empty tool_call_id on
@@ -101,20 +95,40 @@ func (s *Store) OpenCall(ctx context.Context, tx *store.Tx, thread, callID strin
 // statements have the term for the same reason.
 func (s *Store) LastResult(ctx context.Context, tx *store.Tx, thread, callID string, beforeSeq int64) (seq int64, ok bool, err error) {
 	var last sql.NullInt64
-	if err := s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT MAX(seq) FROM messages `+byCallSQLite+`
-		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`,
-		`SELECT MAX(seq) FROM messages
-		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`), thread, callID, beforeSeq).Scan(&last); err != nil {
+	if err := s.in(tx).QueryRowContext(ctx, s.lastResultSQL(), thread, callID, beforeSeq).Scan(&last); err != nil {
 		return 0, false, fmt.Errorf("find last result of tool call %s: %w", callID, err)
 	}
 	return last.Int64, last.Valid, nil
+}
+
+// firstResultSQL selects columns of the thread's (?1) first tool message
+// answering call ?2 after seq ?3; lastResultSQL the seq of the last one
+// before seq ?3 (MAX: NULL when there is none). Each is one seek of
+// messages_by_tool_call, whose key (thread_id, tool_call_id, seq) orders a
+// call id's results by seq (internal/store's migration 19, internal/pgstore's
+// 17): keyed without seq, it read every result for the id, each from the
+// table, so a call id an agent reuses each turn (call_0) cost a read of
+// its whole history at each lookup (BenchmarkAppendReusedCall).
+func (s *Store) firstResultSQL(columns string) string {
+	return s.dialect.Text(`SELECT `+columns+` FROM messages `+byCallSQLite+`
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`,
+		`SELECT `+columns+` FROM messages
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq > ? ORDER BY seq LIMIT 1`)
+}
+
+// lastResultSQL: see firstResultSQL.
+func (s *Store) lastResultSQL() string {
+	return s.dialect.Text(`SELECT MAX(seq) FROM messages `+byCallSQLite+`
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`,
+		`SELECT MAX(seq) FROM messages
+		WHERE thread_id = ? AND tool_call_id = ? AND tool_call_id <> '' AND role = 'tool' AND seq < ?`)
 }
 
 // answeredSQL selects columns of the assistant message whose call $2 a
 // result for $2 at seq $3 of thread $1 answers: the latest one before $3
 // making the call with no result for it in between; since adds the bound
 // seq >= $4. Two seeks: the last result for $2 before $3
-// (messages_by_tool_call), and the last call $2 after it in message_calls
+// (messages_by_tool_call, as lastResultSQL), and the last call $2 after it in message_calls
 // (the triggers of internal/store's migration 17, internal/pgstore's 15),
 // whose key is (thread_id, call_id, seq).
 func (s *Store) answeredSQL(columns string, since bool) string {
@@ -136,8 +150,8 @@ func (s *Store) answeredSQL(columns string, since bool) string {
 }
 
 // byCallSQLite has SQLite find a thread's tool results for one call id
-// through the partial index messages_by_tool_call (thread_id, tool_call_id)
-// (issue 14). Without statistics its planner took the unique (thread_id,
+// through the partial index messages_by_tool_call (thread_id, tool_call_id,
+// seq) (issue 14; seq since migration 18). Without statistics its planner took the unique (thread_id,
 // seq) index instead and read every row of the thread on the seq side of
 // the bound, content and all, to test its role and call id: a thread of
 // ~100 messages at 100k/1 against ~10 at 10k/10. The index holds the rows

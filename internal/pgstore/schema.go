@@ -7,7 +7,7 @@ import "github.com/mnemo-go/mnemo/internal/store"
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 16
+const SchemaVersion = 17
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -633,6 +633,16 @@ BEGIN
 END $do$;
 DELETE FROM journal_tool_obs;
 ` + store.RecalledLinksInsertPostgres + `;
+`,
+	// 17: the index of tool results by call id holds their seq, as
+	// internal/store's migration 19: the last result for an id before a
+	// seq (msgstore.LastResult, answeredSQL) or the first after it
+	// (FirstResult, ToolResult) is one seek, not a read of every result
+	// for the id (an agent reusing call_0 each turn). Built under the
+	// table's write lock, in the migration's transaction.
+	`
+DROP INDEX messages_by_tool_call;
+CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id, seq) WHERE tool_call_id <> '';
 `,
 }
 

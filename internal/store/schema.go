@@ -2,7 +2,7 @@ package store
 
 // SchemaVersion is the schema version this build writes, kept in
 // PRAGMA user_version. It equals len(migrations) (checked by a test).
-const SchemaVersion = 18
+const SchemaVersion = 19
 
 // migrations[i] takes the schema from version i to i+1. Released migrations
 // are never edited; a change is a new entry.
@@ -474,6 +474,17 @@ BEGIN
 END;
 DELETE FROM journal_tool_obs;
 ` + RecalledLinksInsert + `;
+`,
+	// 19: the index of tool results by call id holds their seq
+	// (msgstore.LastResult, FirstResult, ToolResult, and the last result
+	// before a call in answeredSQL). Keyed (thread_id, tool_call_id), it
+	// gave every result for the id and each was read from the table for
+	// its seq: an agent that reuses call_0 each turn read every earlier
+	// result at each lookup (BenchmarkAppendReusedCall). Now the last
+	// result before a seq, or the first after it, is one seek.
+	`
+DROP INDEX messages_by_tool_call;
+CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id, seq) WHERE tool_call_id <> '';
 `,
 }
 
