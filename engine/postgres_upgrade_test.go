@@ -63,7 +63,8 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	// journal_memo_key_bytes, 12 drops dispatches.result_digest, 13 adds
 	// journal_by_thread_resource, 14 journal_tool_obs with its trigger and
 	// functions, 15 message_calls and its triggers, 16 the trigger
-	// functions' search path and recalled_obs_ids again.
+	// functions' search path and recalled_obs_ids again, 17 the seq in
+	// messages_by_tool_call, 18 message_calls_of.
 	pgtest.Exec(t, dsn, `DROP TRIGGER journal_tool_obs_insert ON journal`)
 	pgtest.Exec(t, dsn, `DROP TABLE journal_tool_obs`)
 	pgtest.Exec(t, dsn, `DROP FUNCTION journal_tool_obs_link()`)
@@ -74,7 +75,10 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	pgtest.Exec(t, dsn, `ALTER TABLE dispatches ADD COLUMN result_digest TEXT NOT NULL DEFAULT ''`)
 	pgtest.Exec(t, dsn, `DROP TABLE message_calls`)
 	pgtest.Exec(t, dsn, `DROP FUNCTION message_calls_apply CASCADE`)
-	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14, 15, 16)`)
+	pgtest.Exec(t, dsn, `DROP FUNCTION message_calls_of(text)`)
+	pgtest.Exec(t, dsn, `DROP INDEX messages_by_tool_call`)
+	pgtest.Exec(t, dsn, `CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id) WHERE tool_call_id <> ''`)
+	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14, 15, 16, 17, 18)`)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import "github.com/mnemo-go/mnemo/internal/store"
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 17
+const SchemaVersion = 18
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -643,6 +643,56 @@ DELETE FROM journal_tool_obs;
 	`
 DROP INDEX messages_by_tool_call;
 CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id, seq) WHERE tool_call_id <> '';
+`,
+	// 18: message_calls' triggers take a tool_calls that is not JSON as
+	// no calls, as SQLite's do (json_valid): the cast to jsonb failed the
+	// statement, so a row another program wrote (an import, a hand-made
+	// fix) could not be inserted, and one already stored blocked the
+	// update or delete of its thread's messages (an erasure, an expiry).
+	// message_calls_of reads the column as the calls' array: a JSON array,
+	// each escaped U+0000 read as U+FFFD (pgCallsHave), else '[]'. The
+	// engine writes a JSON array; the check costs a subtransaction per
+	// assistant message with tool calls (the EXCEPTION block). CREATE OR
+	// REPLACE drops the function's search path, so it is set again (16).
+	`
+CREATE FUNCTION message_calls_of(calls text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $fn$
+DECLARE j jsonb;
+BEGIN
+	IF calls IS NULL THEN
+		RETURN '[]'::jsonb;
+	END IF;
+	BEGIN
+		j := replace(calls, '\u0000', '\ufffd')::jsonb;
+	EXCEPTION WHEN data_exception THEN
+		RETURN '[]'::jsonb;
+	END;
+	IF jsonb_typeof(j) = 'array' THEN
+		RETURN j;
+	END IF;
+	RETURN '[]'::jsonb;
+END $fn$;
+CREATE OR REPLACE FUNCTION message_calls_apply() RETURNS trigger LANGUAGE plpgsql AS $fn$
+BEGIN
+	IF TG_OP <> 'INSERT' THEN
+		DELETE FROM message_calls c USING (
+			SELECT o.thread_id, o.seq, e->>'id' AS call_id FROM old_msgs o,
+				jsonb_array_elements(CASE WHEN o.role = 'assistant' THEN message_calls_of(o.tool_calls) ELSE '[]'::jsonb END) e
+			WHERE jsonb_typeof(e->'id') = 'string') z
+		WHERE c.thread_id = z.thread_id AND c.call_id = z.call_id AND c.seq = z.seq;
+	END IF;
+	IF TG_OP <> 'DELETE' THEN
+		INSERT INTO message_calls (thread_id, call_id, seq)
+			SELECT n.thread_id, e->>'id', n.seq FROM new_msgs n,
+				jsonb_array_elements(CASE WHEN n.role = 'assistant' THEN message_calls_of(n.tool_calls) ELSE '[]'::jsonb END) e
+			WHERE jsonb_typeof(e->'id') = 'string'
+			ON CONFLICT DO NOTHING;
+	END IF;
+	RETURN NULL;
+END $fn$;
+DO $do$
+BEGIN
+	EXECUTE format('ALTER FUNCTION %1$s.message_calls_apply() SET search_path = pg_catalog, %1$s', quote_ident(current_schema()));
+END $do$;
 `,
 }
 
