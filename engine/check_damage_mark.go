@@ -27,10 +27,10 @@ func (e *Engine) noteCheckedFile(ctx context.Context, full bool, found int) erro
 	}
 	path := filepath.Join(e.dir, DatabaseFile)
 	if found > 0 {
-		if err := store.RecordDamage(path, e.now(), checkFound(found)); err != nil {
+		// This engine stores nothing new from now on either, recorded or not.
+		if err := store.NoteDamage(e.db, path, e.now(), checkFound(found)); err != nil {
 			e.log.WarnContext(ctx, "the damage check found was not recorded for the next process", "err", err)
 		}
-		store.RecheckDamageMark(e.db) // this engine stores nothing new from now on either
 		return nil
 	}
 	if !full || store.DamageMarked(e.db) == nil {

@@ -88,7 +88,9 @@ func (e *Engine) Ping(ctx context.Context) error {
 // reported a damaged page of mnemo.db to any of the engine's reads or
 // writes since Open, or while a record of such damage is beside the file
 // (mnemo.db.damage-seen: store.DamageMarked, read again at most every
-// store.DamageMarkRecheck); nil before, and on Postgres. Its text names
+// store.DamageMarkRecheck), or once a check of this engine found it
+// damaged and could not write that record (store.NoteDamage); nil before,
+// and on Postgres. Its text names
 // what clears it, not a command: the front end says its own (the CLI's
 // printCorruptAdvice, the server's DatabaseDamagedDetail).
 func (e *Engine) damagedFile() error {
@@ -100,12 +102,17 @@ func (e *Engine) damagedFile() error {
 		return fmt.Errorf("%w: SQLite reported a damaged page of %s since the engine opened: it stores nothing new until it ends; restore the file from a backup, or salvage it, with every process that uses it stopped",
 			ErrDatabaseCorrupt, path)
 	}
-	if m := store.DamageMarked(e.db); m != nil {
-		return fmt.Errorf("%w: %s was found damaged (%s), recorded in %s; nothing new is stored until the record is removed: "+
-			"a salvage removes it, and so does a full check that finds the file sound (one restored from a backup)",
-			ErrDatabaseCorrupt, path, markWhat(m), m.Path)
+	m := store.DamageMarked(e.db)
+	switch {
+	case m == nil:
+		return nil
+	case m.Path == "": // found by this process's check, not recorded (store.NoteDamage)
+		return fmt.Errorf("%w: a check found %s damaged (%s); nothing new is stored until a full check finds the file sound: restore the file from a backup, or salvage it, with every process that uses it stopped",
+			ErrDatabaseCorrupt, path, markWhat(m))
 	}
-	return nil
+	return fmt.Errorf("%w: %s was found damaged (%s), recorded in %s; nothing new is stored until the record is removed: "+
+		"a salvage removes it, and so does a full check that finds the file sound (one restored from a backup)",
+		ErrDatabaseCorrupt, path, markWhat(m), m.Path)
 }
 
 // markWhat says what a record of damage holds: "at <UTC time>: <SQLite's

@@ -42,6 +42,13 @@ type damage struct {
 	mark atomic.Pointer[DamageMark]
 	// markRead is when mark was last read: time since markEpoch.
 	markRead atomic.Int64
+	// markMu orders the reads of the record (readMark) and its removal
+	// (ClearDamageMark).
+	markMu sync.Mutex
+	// unrecorded is the damage a check of this process found and could
+	// not write beside the file (NoteDamage); nil until then, and after
+	// ClearDamageMark.
+	unrecorded atomic.Pointer[DamageMark]
 	// recorded: note wrote the record (or tried to), once; not for
 	// SQLITE_NOTADB, which every open of the file meets anyway.
 	recorded atomic.Bool

@@ -118,9 +118,19 @@ const DamageMarkRecheck = 2 * time.Second
 var markEpoch = time.Now()
 
 // readMark reads the record of damage beside d's file into d.mark, now:
-// a record that cannot be read is kept as one whose Error says why.
+// a record that cannot be read is kept as one whose Error says why. The
+// reads and the removal of the record (ClearDamageMark) take turns
+// (markMu): a read begun before another wrote or removed the record, and
+// stored after it, kept a stale answer until the next recheck (a write
+// taken for DamageMarkRecheck after this process's own check recorded
+// damage).
 func (d *damage) readMark() {
+	d.markMu.Lock()
+	defer d.markMu.Unlock()
 	m, err := ReadDamageMark(d.path)
+	if readMarkHook != nil {
+		readMarkHook()
+	}
 	if err != nil {
 		m = &DamageMark{Error: err.Error(), Path: d.path + DamageMarkSuffix}
 	}
@@ -128,21 +138,31 @@ func (d *damage) readMark() {
 	d.mark.Store(m)
 }
 
+// readMarkHook, when set (tests), runs in readMark between the read of
+// the record and the store of what it read.
+var readMarkHook func()
+
 // currentMark returns d's record of damage, read again first when the
-// last read is DamageMarkRecheck old (by one caller at a time).
+// last read is DamageMarkRecheck old (by one caller at a time), or else
+// the damage a check of this process found and could not record
+// (NoteDamage).
 func (d *damage) currentMark() *DamageMark {
 	last := d.markRead.Load()
 	if now := int64(time.Since(markEpoch)); now-last >= int64(DamageMarkRecheck) && d.markRead.CompareAndSwap(last, now) {
 		d.readMark()
 	}
-	return d.mark.Load()
+	if m := d.mark.Load(); m != nil {
+		return m
+	}
+	return d.unrecorded.Load()
 }
 
 // DamageMarked returns the record of damage beside db's file
 // (ReadDamageMark) as last read: at Open, then again at most every
 // DamageMarkRecheck, so that a record removed or written by another
-// process is seen; nil when there was none, after ClearDamageMark, and for
-// a database Open did not open.
+// process is seen; else the damage a check of this process found and
+// could not record (NoteDamage: its Path is empty); nil when there was
+// none, after ClearDamageMark, and for a database Open did not open.
 func DamageMarked(db *sql.DB) *DamageMark {
 	v, ok := damages.Load(db)
 	if !ok {
@@ -151,14 +171,25 @@ func DamageMarked(db *sql.DB) *DamageMark {
 	return v.(*damage).currentMark()
 }
 
-// RecheckDamageMark reads the record of damage beside db's file again
-// now (DamageMarked then answers it), for a caller that has just written
-// or removed it by its path (RecordDamage, RemoveDamageMark); nothing for
-// a database Open did not open.
-func RecheckDamageMark(db *sql.DB) {
+// NoteDamage records the damage a check of db's file (at path) found, as
+// RecordDamage does (what says what was found; it must hold no row's
+// content), and has DamageMarked answer it from now on: the record is
+// read again at once, and when it could not be written (a full disk, a
+// directory that refuses it) the damage is kept in memory until
+// ClearDamageMark, so this process stores nothing new either way (it
+// went on storing while the record could not be written: the next read
+// found none). RecordDamage's error is returned; for a database Open did
+// not open, only the record is written.
+func NoteDamage(db *sql.DB, path string, seen time.Time, what string) error {
+	err := RecordDamage(path, seen, what)
 	if v, ok := damages.Load(db); ok {
-		v.(*damage).readMark()
+		d := v.(*damage)
+		if err != nil {
+			d.unrecorded.Store(&DamageMark{Seen: seen.UTC(), Error: what + " (not recorded: " + err.Error() + ")"})
+		}
+		d.readMark()
 	}
+	return err
 }
 
 // ClearDamageMark removes the record of damage beside db's file, when
@@ -171,9 +202,12 @@ func ClearDamageMark(db *sql.DB) (bool, error) {
 		return false, nil
 	}
 	d := v.(*damage)
+	d.markMu.Lock()
+	defer d.markMu.Unlock()
 	removed, err := RemoveDamageMark(d.path)
 	if err == nil {
 		d.mark.Store(nil)
+		d.unrecorded.Store(nil)
 	}
 	return removed, err
 }
