@@ -158,7 +158,7 @@ func (e *Engine) CheckWith(ctx context.Context, opts CheckOptions) error {
 			return err
 		}
 	}
-	problems, rebuilt, reembed, err := e.checkIndexes(ctx)
+	problems, rebuilt, reembed, err := e.checkIndexes(ctx, opts.Full)
 	if len(dbProblems) == 0 && !opts.Full && (err != nil || len(problems) > 0) {
 		// The indexes disagree with a database that passed the quick
 		// check, which does not compare SQL indexes with their rows nor
@@ -263,10 +263,11 @@ func (e *Engine) integrityCheck(ctx context.Context, full bool) ([]string, error
 	return out, err
 }
 
-// checkIndexes compares the store with its derived indexes (see
-// CheckWith) and returns the problems found, with those about damaged
-// embeddings (handed back for embedding again) also in reembed.
-func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt string, reembed []string, err error) {
+// checkIndexes compares the store with its derived indexes and tables
+// (see CheckWith; full recomputes the derived tables, checkDerivedTables)
+// and returns the problems found, with those about damaged embeddings
+// (handed back for embedding again) also in reembed.
+func (e *Engine) checkIndexes(ctx context.Context, full bool) (problems []string, rebuilt string, reembed []string, err error) {
 	if err := e.SyncIndexes(ctx); err != nil {
 		return nil, "", nil, err
 	}
@@ -279,6 +280,9 @@ func (e *Engine) checkIndexes(ctx context.Context) (problems []string, rebuilt s
 		return nil, "", nil, err
 	}
 	if err := e.checkDispatches(ctx, add); err != nil {
+		return nil, "", nil, err
+	}
+	if err := e.checkDerivedTables(ctx, full, add); err != nil {
 		return nil, "", nil, err
 	}
 	rebuilt, err = e.checkDerived(ctx, add, addReembed)

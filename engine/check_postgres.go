@@ -29,7 +29,7 @@ func (e *Engine) checkPostgres(ctx context.Context, opts CheckOptions) error {
 			return err
 		}
 	}
-	problems, _, reembed, err := e.checkIndexes(ctx)
+	problems, _, reembed, err := e.checkIndexes(ctx, opts.Full)
 	if err != nil {
 		return err
 	}

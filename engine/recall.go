@@ -384,6 +384,9 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // Reindex rebuilds the derived indexes from SQLite: the lexical index
 // directory is recreated and every message indexed again; stored
 // embeddings are reused (reembed deletes the current embedder's first).
+// First, on both backends, it writes the tables the schema derives by
+// triggers again from their sources in one transaction (journal_tool_obs
+// from the journal, message_calls from the messages: what Check compares).
 // On SQLite it first waits for the searches running on the old index to
 // finish (until ctx ends: then it returns ctx's error, wrapped, and
 // changes nothing); searches that start meanwhile wait for the new index
@@ -402,6 +405,9 @@ func (e *Engine) SyncIndexes(ctx context.Context) error {
 // at the end).
 func (e *Engine) Reindex(ctx context.Context, reembed bool) error {
 	if err := e.checkOpen(ctx); err != nil {
+		return err
+	}
+	if err := e.rebuildDerivedTables(ctx); err != nil { // check_tables.go
 		return err
 	}
 	if e.onPostgres() {

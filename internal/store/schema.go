@@ -523,3 +523,16 @@ const RecalledLinksInsertPostgres = `INSERT INTO journal_tool_obs (obs_id, scope
 // duplicates).
 const RecalledLinksSelectPostgres = `SELECT id AS obs_id, j.scope, j.key FROM journal j, recalled_obs_ids(j.output) id
 	WHERE j.scope = 'tool' AND position('"observations"'::bytea IN j.output) > 0`
+
+// MessageCallsSelect selects (thread_id, call_id, seq), the rows of
+// message_calls the stored messages make, as the triggers of migration 17
+// write them (duplicates possible): a repair rebuilds the table with it.
+const MessageCallsSelect = `SELECT m.thread_id, json_extract(j.value, '$.id'), m.seq FROM messages m, json_each(CASE WHEN m.role = 'assistant'
+		AND json_valid(m.tool_calls) AND json_type(m.tool_calls) = 'array' THEN m.tool_calls ELSE '[]' END) j
+	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND j.type = 'object' AND json_type(j.value, '$.id') = 'text'`
+
+// MessageCallsSelectPostgres is MessageCallsSelect on Postgres, as the
+// triggers of internal/pgstore's migration 15 write them.
+const MessageCallsSelectPostgres = `SELECT m.thread_id, e->>'id', m.seq FROM messages m,
+		jsonb_array_elements(CASE WHEN jsonb_typeof(replace(m.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(m.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
+	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND jsonb_typeof(e->'id') = 'string'`
