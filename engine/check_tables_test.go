@@ -113,3 +113,44 @@ func tamper(t *testing.T, cfg engine.Config, stmts ...string) {
 		}
 	}
 }
+
+// TestCheckCallsNotJSON: an assistant message whose tool_calls is not JSON
+// (another program's row, which the triggers take as no call) is reported
+// by the full check as a garbled message, on Postgres as on SQLite, and
+// Reindex stops at its decoding alike. Before (rev65), Postgres's full
+// check and Reindex cast the column to jsonb unguarded in message_calls'
+// comparison and rebuild, and failed there on the SQL error ('invalid
+// input syntax for type json'): the check reported nothing it found.
+func TestCheckCallsNotJSON(t *testing.T) {
+	enginetest.ForEachBackend(t, func(t *testing.T, be enginetest.Backend) {
+		ctx := context.Background()
+		cfg := be.NewStore(t).Config(engine.Config{})
+		e, err := engine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs := []engine.Message{
+			{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "call-1", Name: "lookup", Arguments: json.RawMessage(`{}`)}}},
+			{Role: "tool", ToolCallID: "call-1", Content: "found"},
+			{Role: "assistant", ToolCalls: []engine.ToolCall{{ID: "call-2", Name: "lookup", Arguments: json.RawMessage(`{}`)}}},
+		}
+		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: msgs}); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		tamper(t, cfg, `UPDATE messages SET tool_calls = 'not JSON {' WHERE tool_calls LIKE '%call-2%'`)
+		e, err = engine.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		err = e.CheckWith(ctx, engine.CheckOptions{Full: true})
+		var ce *engine.CheckError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "message 3 of thread t: its metadata or tool calls are not JSON (garbled)") {
+			t.Errorf("full check with a tool_calls that is not JSON: %v, want a *CheckError naming message 3 garbled", err)
+		}
+		if err := e.Reindex(ctx, false); err == nil || !strings.Contains(err.Error(), "decode tool calls of") {
+			t.Errorf("Reindex with a tool_calls that is not JSON: %v, want the decoding's error", err)
+		}
+	})
+}

@@ -532,7 +532,9 @@ const MessageCallsSelect = `SELECT m.thread_id, json_extract(j.value, '$.id'), m
 	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND j.type = 'object' AND json_type(j.value, '$.id') = 'text'`
 
 // MessageCallsSelectPostgres is MessageCallsSelect on Postgres, as the
-// triggers of internal/pgstore's migration 15 write them.
-const MessageCallsSelectPostgres = `SELECT m.thread_id, e->>'id', m.seq FROM messages m,
-		jsonb_array_elements(CASE WHEN jsonb_typeof(replace(m.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(m.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
+// triggers of internal/pgstore's migration 18 write them: the column read
+// by message_calls_of (a JSON array, else no call), so a tool_calls that
+// is not JSON is no call here either (a cast of it failed the whole
+// statement: mnemo check --full and mnemo reindex refused the store).
+const MessageCallsSelectPostgres = `SELECT m.thread_id, e->>'id', m.seq FROM messages m, jsonb_array_elements(message_calls_of(m.tool_calls)) e
 	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND jsonb_typeof(e->'id') = 'string'`
