@@ -10,14 +10,17 @@ import (
 // a long flag and its value apart by a blank (--password X; --password=X
 // is an assignment), and the short flags of the commands whose -p, -a or
 // -P takes a password (docker login -p X, sshpass -p X, mysql -pX,
-// redis-cli -a X, sqlcmd -P X). Before (red62), all of these were stored
-// in clear.
+// redis-cli -a X, sqlcmd -P X, openssl enc -k X), and openssl's password
+// sources (-pass pass:X, cliOpenSSLPass). Before (red62), all of these
+// were stored in clear; sshpass -pX glued and openssl's until red66.
 func cliRules() []Rule {
 	return []Rule{
 		{Name: "cli-secret-flag", Pattern: cliFlag, Replacement: "${keep}${q}" + RedactionMark + "${q}",
 			Triggers: cliFlagTriggers, verifyIn: cliValue(cliFlag)},
 		{Name: "cli-password-short", Pattern: cliShort, Replacement: "${keep}${q}" + RedactionMark + "${q}",
-			Triggers: []string{"login", "sshpass", "mysql", "mariadb", "redis-cli", "sqlcmd"}, verifyIn: cliShortValue(cliShort)},
+			Triggers: []string{"login", "sshpass", "mysql", "mariadb", "redis-cli", "sqlcmd", "openssl"}, verifyIn: cliShortValue(cliShort)},
+		{Name: "cli-openssl-pass", Pattern: cliOpenSSLPass, Replacement: "${keep}${q}" + RedactionMark + "${q}",
+			Triggers: []string{"pass:"}, verifyIn: passSourceValue(cliOpenSSLPass)},
 	}
 }
 
@@ -51,11 +54,55 @@ var cliFlag = regexp.MustCompile(`(?im)(?P<keep>(?:^|[ \t])--?(?:[a-z0-9]+[-_])*
 // mariadb (mysql -p alone asks for it; -P is the port), or apart by a
 // blank (group gap: mysql then reads the word as the database, and
 // cliShortValue keeps one shaped like a database name); -a after
-// redis-cli; -P after sqlcmd.
-var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+registry)?[ \t]+login|sshpass)\b[^\r\n|;&]*?[ \t]-p[ \t]+)` + cliValueForm +
+// redis-cli; -P after sqlcmd; -k after openssl (enc's password; -kfile
+// names a file).
+//
+// sshpass's -p is one of the options before the command it runs
+// (sshpassOpts: sshpass stops reading options there), its value apart by
+// a blank or glued (sshpass -phunter, as getopt reads it): a -p of the
+// command (sshpass -f pw ssh -p 2222 host) is that command's, a port.
+var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+registry)?[ \t]+login)\b[^\r\n|;&]*?[ \t]-p[ \t]+)` + cliValueForm +
+	`|(?P<keep>\b(?i:sshpass)` + sshpassOpts + `[ \t]+-p[ \t]*)` + cliValueForm +
+	`|(?P<keep>\bopenssl\b[^\r\n|;&]*?[ \t]-k[ \t]+)` + cliValueForm +
 	`|(?P<keep>\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\r\n|;&]*?[ \t]-p(?P<gap>[ \t]+)?)` + cliValueForm +
 	`|(?P<keep>\bredis-cli\b[^\r\n|;&]*?[ \t]-a[ \t]+)` + cliValueForm +
 	`|(?P<keep>\bsqlcmd\b[^\r\n|;&]*?[ \t]-P[ \t]+)` + cliValueForm)
+
+// sshpassOpts are sshpass's options other than -p, before it: -f file,
+// -d fd and -P prompt with their values (glued or apart, a value quoted
+// or a word), -e with its variable's name glued, -v, -h, -V.
+const sshpassOpts = `(?:[ \t]+-[fdP][ \t]*(?:'[^'\r\n]*'|"[^"\r\n]*"|[^\s'"]+)|[ \t]+-[evhV][^\s'"]*)*`
+
+// cliOpenSSLPass is cli-openssl-pass's pattern: openssl's password
+// options (-pass, -passin, -passout, pkcs12's -password; one or two
+// dashes, the value after blanks or '='), and the source pass:, whose
+// text is the password (openssl-passphrase-options(1)); after it the
+// value, or the rest of a string quoted before pass: ('pass:two words').
+// The other sources (env:VAR, file:path, fd:N, stdin) name where the
+// password is, and stay. openssl only reads them so, and Easy-RSA's
+// --passin=pass:X passes them on: no command name is asked for.
+var cliOpenSSLPass = regexp.MustCompile(`(?P<keep>` + opensslPassFlag + `'pass:)(?P<v>[^'\r\n]+)` +
+	`|(?P<keep>` + opensslPassFlag + `"pass:)(?P<v>[^"\r\n]+)` +
+	`|(?P<keep>` + opensslPassFlag + `pass:)` + cliValueForm)
+
+// opensslPassFlag is the flag of cliOpenSSLPass and what parts it from
+// its value.
+const opensslPassFlag = `(?:^|[ \t])--?pass(?:in|out|word)?(?:[ \t]+|=)`
+
+// passSourceValue is the verifyIn of cli-openssl-pass: the text after
+// pass: is a password, a word of lowercase letters too, unless it is a
+// placeholder or a reference (pass:$PW, pass:<password>) or an ellipsis
+// (prose: "use -pass pass:… in scripts").
+func passSourceValue(re *regexp.Regexp) func(s string, m []int) bool {
+	v := re.SubexpIndex("v")
+	return func(s string, m []int) bool {
+		val := firstGroup(s, m, re, v)
+		if strings.Trim(val, ".…") == "" || placeholderValue(val) {
+			return false
+		}
+		return val[0] != '"' && val[0] != '\'' || len(val) > 2
+	}
+}
 
 // cliValue returns a verifyIn for a flag pattern re: it reports whether
 // the value of a match m of s (re's first group v that took part) is a
@@ -72,11 +119,27 @@ func cliValue(re *regexp.Regexp) func(s string, m []int) bool {
 	keep, v := re.SubexpIndex("keep"), re.SubexpIndex("v")
 	return func(s string, m []int) bool {
 		flag, val := firstGroup(s, m, re, keep), firstGroup(s, m, re, v)
+		if passwordSource(flag, val) {
+			return false
+		}
 		if !quotedOrBareSecret(val) {
 			return passwordFlag(flag) && lowercasePassword(val)
 		}
 		return true
 	}
+}
+
+// passwordSource reports whether val, after flag (cliFlag's group keep),
+// is an openssl password source given to pkcs12's -password: env:PW and
+// file:, fd: name where the password is, and pass:X is
+// cli-openssl-pass's, which keeps its pass: (-password pass:[REDACTED],
+// not -password [REDACTED] on a second pass).
+func passwordSource(flag, val string) bool {
+	if f := strings.TrimSpace(flag); f != "-password" && f != "--password" {
+		return false
+	}
+	return strings.HasPrefix(val, "pass:") || strings.HasPrefix(val, "env:") ||
+		strings.HasPrefix(val, "file:") || strings.HasPrefix(val, "fd:")
 }
 
 // cliShortValue is cliValue for cliShort: a value shaped like a port

@@ -96,3 +96,31 @@ func TestRedactCommandLineLowercase(t *testing.T) {
 		{"token-lowercase-kept", "use --token abcdef with --api-key", "use --token abcdef with --api-key"},
 	})
 }
+
+// TestRedactCommandLineOpenSSL: sshpass's password glued to -p, and
+// openssl's password given as the source pass: (-pass, -passin,
+// -passout, pkcs12's -password) or after enc's -k, are replaced; the
+// other sources (env:, file:, fd:, stdin), which name where the password
+// is, stay, and so do prose about pass: and a -p of the command sshpass
+// runs (ssh's port). red66: every replaced row was stored in clear, and
+// ssh's port after sshpass -f was replaced.
+func TestRedactCommandLineOpenSSL(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"sshpass-glued", "sshpass -phunter ssh bob@host", "sshpass -p" + m + " ssh bob@host"},
+		{"sshpass-glued-after-opts", "sshpass -v -P 'assphrase' -pSup3r! scp f bob@host:", "sshpass -v -P 'assphrase' -p" + m + " scp f bob@host:"},
+		{"sshpass-glued-quoted", "sshpass -p'hunter 2' ssh bob@host", "sshpass -p'" + m + "' ssh bob@host"},
+		{"openssl-pass", "openssl enc -aes256 -pass pass:hunter -in f -out f.enc", "openssl enc -aes256 -pass pass:" + m + " -in f -out f.enc"},
+		{"openssl-passin-passout", "openssl rsa -in k.pem -passin pass:Old-Pw1 -passout 'pass:new pw' -aes256", "openssl rsa -in k.pem -passin pass:" + m + " -passout 'pass:" + m + "' -aes256"},
+		{"openssl-pkcs12-password", "openssl pkcs12 -export -in c.pem -out c.p12 -password pass:changeit", "openssl pkcs12 -export -in c.pem -out c.p12 -password pass:" + m},
+		{"openssl-equals-quoted-value", `openssl req -new -passout=pass:"s3cret pw" -key k`, `openssl req -new -passout=pass:"` + m + `" -key k`},
+		{"easyrsa", "./easyrsa --passin=pass:hunter2 --passout=pass:hunter3 build-ca", "./easyrsa --passin=pass:" + m + " --passout=pass:" + m + " build-ca"},
+		{"openssl-k", "openssl enc -d -aes-256-cbc -k hunter -in f.enc", "openssl enc -d -aes-256-cbc -k " + m + " -in f.enc"},
+		{"openssl-cipher-k", "echo hi | openssl aes-256-cbc -a -salt -pbkdf2 -k 'Sup3r S3cret'", "echo hi | openssl aes-256-cbc -a -salt -pbkdf2 -k '" + m + "'"},
+		{"sources-kept", "openssl enc -aes256 -pass env:PW -in f; openssl rsa -passin file:/run/secrets/pw -passout fd:3; openssl req -passin stdin; openssl pkcs12 -password env:P12_PW", "openssl enc -aes256 -pass env:PW -in f; openssl rsa -passin file:/run/secrets/pw -passout fd:3; openssl req -passin stdin; openssl pkcs12 -password env:P12_PW"},
+		{"references-kept", `openssl enc -pass "pass:$PW" -k "$KEY" -passin pass:${PW} -passout pass:<password>`, `openssl enc -pass "pass:$PW" -k "$KEY" -passin pass:${PW} -passout pass:<password>`},
+		{"prose-kept", "use -pass pass:… in scripts, or -passin pass:... once", "use -pass pass:… in scripts, or -passin pass:... once"},
+		{"kfile-kept", "openssl enc -aes256 -kfile pw.txt -in f; curl -k https://x; make -k all", "openssl enc -aes256 -kfile pw.txt -in f; curl -k https://x; make -k all"},
+		{"sshpass-command-port-kept", "sshpass -f ~/.pw ssh -p 2222 bob@host; sshpass -e ssh -p2222 bob@host", "sshpass -f ~/.pw ssh -p 2222 bob@host; sshpass -e ssh -p2222 bob@host"},
+	})
+}
