@@ -32,7 +32,7 @@ type CheckCommand struct {
 func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("check", "")
 	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
-	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged, dotIds: [{kind, id}]} (exit 1 with it when ok is false)")
+	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged, dotIds: [{kind, id}], reservedIds, damageRecord?} (exit 1 with it when ok is false: also when the record of damage remains after a quick check)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -67,6 +67,9 @@ func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	if res.failed() {
 		return &listedError{res.found, res.otherProblems()}
 	}
+	if res.recordAfter != nil { // the note above says what removes it
+		return errRecordRemains
+	}
 	return nil
 }
 
@@ -84,7 +87,7 @@ func (c *CheckCommand) unreadableReport(err error, full bool) *checkReport {
 		return nil
 	}
 	detail := withoutPackages(scrubDSN(err.Error(), c.DB)) // as standard error says it
-	res := &checkResult{found: &engine.CheckError{Database: []string{detail}}, config: c.configDamage}
+	res := &checkResult{found: &engine.CheckError{Database: []string{detail}}, config: c.configDamage, recordAfter: c.target().damageRecord()}
 	if c.DB == "" {
 		res.kept = engine.KeptDamaged(c.Dir)
 	}
@@ -140,7 +143,7 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	prechecked, err := c.checkFile(ctx, full)
 	var ce *engine.CheckError
 	if errors.As(err, &ce) {
-		res.found = ce
+		res.found, res.recordAfter = ce, c.target().damageRecord()
 		return res, nil
 	} else if err != nil {
 		return nil, err

@@ -19,8 +19,17 @@ type checkReport struct {
 	// log were not applied: restore from a backup or accept the loss),
 	// "config" (the store passed, or what was found was repaired, but the
 	// stored mnemo.json cannot be read or applied: fix it, replace it with
-	// mnemo serve --config, or move it away).
+	// mnemo serve --config, or move it away), "check-full" (a quick check
+	// found nothing, but the record of damage remains: DamageRecord).
 	Action string `json:"action"`
+	// DamageRecord is what became of the record of damage beside mnemo.db
+	// (mnemo.db.damage-seen, which makes every process refuse new data):
+	// "remains" when it is there after the check, "removed" when the
+	// check removed it (a full check that found the file sound); absent
+	// when there was none (and on Postgres). A check that passed with the
+	// record remaining (a quick one) is not ok: OK false, Action
+	// "check-full", exit 1, since writes are still refused.
+	DamageRecord string `json:"damageRecord,omitempty"`
 	// Problems are the findings in the order the text lists them.
 	Problems []checkProblem `json:"problems"`
 	// DatabaseCapped is true when the database checks stopped at their
@@ -85,10 +94,19 @@ type checkProblem struct {
 // report is r as `mnemo check --json` prints it, for a check with --full
 // as full.
 func (r *checkResult) report(full bool) *checkReport {
-	rep := &checkReport{OK: !r.failed(), Full: full, Action: "none", Problems: []checkProblem{},
+	rep := &checkReport{OK: !r.failed() && r.recordAfter == nil, Full: full, Action: "none", Problems: []checkProblem{},
 		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
 		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...),
 		ReservedIDs: append([]dotID{}, r.reservedIDs...)}
+	switch {
+	case r.recordAfter != nil:
+		rep.DamageRecord = "remains"
+		if !r.failed() {
+			rep.Action = "check-full"
+		}
+	case r.record != nil:
+		rep.DamageRecord = "removed"
+	}
 	if r.lostRead {
 		lost := append([]engine.LostRange{}, r.lost...)
 		rep.KnownLosses = &lost

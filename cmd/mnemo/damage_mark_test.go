@@ -16,7 +16,7 @@ import (
 // mnemo ingest into the sound thread u is refused, saying how to clear it
 // with the user's own commands (mnemo --dir D check --full after the
 // restore, mnemo --dir D salvage); once the file is restored, a quick
-// check passes saying the record remains, mnemo check --full says it
+// check finds nothing but exits 1 saying the record remains, mnemo check --full says it
 // removed it, and ingest stores again. Before, the next ingest stored
 // into the damaged file; then its refusal named bare commands (mnemo
 // salvage, mnemo check --full, which open ./mnemo-data), and the checks
@@ -58,10 +58,11 @@ func TestDamageKnownToNextCommand(t *testing.T) {
 	if err := os.WriteFile(path, sound, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Restored: a quick check passes and says the record remains.
-	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 0 || !strings.HasPrefix(out, "ok:") ||
+	// Restored: a quick check finds nothing, says the record remains and
+	// exits 1 (writes are still refused).
+	if code, out, stderr := run(t, nil, "--dir", dir, "check"); code != 1 || !strings.HasPrefix(out, "ok:") ||
 		!strings.Contains(stderr, "mnemo check: note: the record of damage "+path+".damage-seen") || !strings.Contains(stderr, "remains") || !strings.Contains(stderr, "run: "+fullCheck+"\n") {
-		t.Fatalf("quick check of the restored file: exit %d, want 0 with a note that the record remains and %q\n%s%s", code, fullCheck, out, stderr)
+		t.Fatalf("quick check of the restored file: exit %d, want 1 with a note that the record remains and %q\n%s%s", code, fullCheck, out, stderr)
 	}
 	if code, out, stderr := run(t, nil, "--dir", dir, "check", "--full"); code != 0 || !strings.Contains(stderr, "was removed: the full check found mnemo.db sound") {
 		t.Fatalf("check --full of the restored file: exit %d, want 0 saying it removed the record\n%s%s", code, out, stderr)

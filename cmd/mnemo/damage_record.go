@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -15,6 +16,13 @@ import (
 // user, naming the user's own command: it keeps new data out of every
 // process until a full check finds the file sound (mnemo check --full) or
 // a salvage replaces it. The engine's refusal names no command.
+
+// errRecordRemains is the error of a check that found nothing while the
+// record of damage remains (a quick check: only a full one removes it):
+// exit 1, since every process still refuses new data, so a monitor
+// reading the exit code or --json's ok does not read the directory as
+// healthy. Its note (printRecordNote) says what to run.
+var errRecordRemains = errors.New("the record of damage remains (see the note above): nothing new is stored until a full check finds the database sound and removes it")
 
 // damageRecord returns the record of damage beside t's mnemo.db, nil
 // when there is none and on Postgres; one that cannot be read is one

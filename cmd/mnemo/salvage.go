@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/store"
 )
 
 func init() {
@@ -42,9 +43,13 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	c.warnConfig()
+	record := c.target().damageRecord() // damage_record.go
 	rep, err := engine.Salvage(ctx, cfg, engine.SalvageOptions{Force: *force})
 	if rep == nil || (err != nil && rep.Damaged == "") {
 		return err
+	}
+	if rep.Sound {
+		c.printRecordRemoved(record)
 	}
 	if *asJSON {
 		if jerr := c.printJSON(rep); jerr != nil {
@@ -74,11 +79,24 @@ func (c *SalvageCommand) warnConfig() {
 	}
 }
 
+// printRecordRemoved says on standard error that a salvage that found
+// mnemo.db sound removed the record of damage before (read before the
+// salvage; nil: there was none), as check --full says it; nothing when
+// the record is still there. Before, salvage said "nothing was changed"
+// and no more.
+func (c *SalvageCommand) printRecordRemoved(before *store.DamageMark) {
+	if before == nil || c.target().damageRecord() != nil {
+		return
+	}
+	fmt.Fprintf(c.Stderr, "mnemo salvage: note: the record of damage %s (%s) was removed: %s passes SQLite's integrity_check, and new data is stored again\n",
+		before.Path, recordSeen(before), engine.DatabaseFile)
+}
+
 // printSalvage prints rep for a person: the tables, the losses, where the
 // damaged file is and what check says now.
 func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	if rep.Sound {
-		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; nothing was changed (--force salvages it anyway). To compare it with the indexes, run: %s\n", rep.Dir, engine.DatabaseFile, c.target().mnemo("check"))
+		fmt.Fprintf(c.Stdout, "nothing to salvage: %s/%s passes SQLite's integrity_check; it was not changed (--force salvages it anyway). To compare it with the indexes, run: %s\n", rep.Dir, engine.DatabaseFile, c.target().mnemo("check"))
 		c.printWAL(rep.WAL)
 		return nil
 	}
