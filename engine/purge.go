@@ -289,11 +289,21 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxR
 // keeps (it vacuumed for them every time before: BENCHMARKS.md, vac64). It reports false, having
 // changed nothing the file needs, when a match straddles two pages or lies
 // in a page whose free bytes it cannot tell (an overflow page, ...:
-// store.FreeSpace.Unresolved): only VACUUM takes those out.
+// store.FreeSpace.Unresolved), or when the file is known damaged
+// (store.Damaged, store.DamageMarked), whose page headers it does not
+// trust: only VACUUM takes those out.
 func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 	pats := r.all(nil)
 	if len(pats) == 0 {
 		return true, nil
+	}
+	if store.Damaged(e.db) || store.DamageMarked(e.db) != nil {
+		// A damaged page's header may be wrong (a cell count garbled
+		// lower puts live cell pointers in what it calls free space):
+		// zeroing by it could destroy rows salvage would keep. VACUUM,
+		// which reads rows through SQLite, is the fallback, as before
+		// vac64 (rev65 finding 2).
+		return false, nil
 	}
 	pageSize, err := store.PageSize(ctx, e.db)
 	if err != nil {

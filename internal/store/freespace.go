@@ -29,7 +29,8 @@ type FreeSpace struct {
 	// Unresolved are the pages that hold it where ClearFreeSpace cannot
 	// tell live bytes from free ones: an overflow page, a free-list trunk
 	// page, a page whose header does not parse, or any page of a file with
-	// reserved bytes per page or of 2^24 pages or more. Only a rewrite of
+	// reserved bytes per page, with auto_vacuum's pointer-map pages (mnemo
+	// never turns auto_vacuum on), or of 2^24 pages or more. Only a rewrite of
 	// the file (Vacuum) takes what they hold away.
 	Unresolved []int64
 }
@@ -107,6 +108,7 @@ type fileHeader struct {
 	pageSize  int
 	pageCount int64
 	reserved  int            // bytes reserved at the end of each page
+	ptrmap    bool           // auto_vacuum: pointer-map pages, which parse as no b-tree page, are among the pages
 	trunk     int64          // the first free-list trunk page (0: none)
 	free      map[int64]bool // free-list page → whether it is a trunk; nil until read
 }
@@ -120,7 +122,8 @@ func readFileHeader(ctx context.Context, tx *Tx) (fileHeader, error) {
 	if len(p) < 100 {
 		return fileHeader{}, fmt.Errorf("read page 1: %d bytes", len(p))
 	}
-	f := fileHeader{pageSize: len(p), reserved: int(p[20]), trunk: int64(binary.BigEndian.Uint32(p[32:]))}
+	f := fileHeader{pageSize: len(p), reserved: int(p[20]), trunk: int64(binary.BigEndian.Uint32(p[32:])),
+		ptrmap: binary.BigEndian.Uint32(p[52:]) != 0}
 	if err := tx.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&f.pageCount); err != nil {
 		return fileHeader{}, fmt.Errorf("page count: %w", err)
 	}
@@ -140,7 +143,7 @@ func readPage(ctx context.Context, tx *Tx, pg int64) ([]byte, error) {
 // zeroFree zeroes the bytes of page (page number pg) that hold no live
 // data, and reports false when it cannot tell which those are.
 func (f *fileHeader) zeroFree(ctx context.Context, tx *Tx, pg int64, page []byte) (bool, error) {
-	if f.reserved != 0 || f.pageCount >= 1<<24 || len(page) != f.pageSize {
+	if f.reserved != 0 || f.ptrmap || f.pageCount >= 1<<24 || len(page) != f.pageSize {
 		return false, nil
 	}
 	if err := f.readFreelist(ctx, tx); err != nil {
