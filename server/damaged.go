@@ -12,15 +12,21 @@ import (
 // (engine.ErrDatabaseCorrupt), the HTTP API's and the MCP tools' alike,
 // and of GET /healthz from then on. It names no page, row or path (the
 // server log has the path): the damaged page may hold another tenant's
-// data, so the commands to run name the directory DIR. Answered without
+// data, so the commands to run name the directory DIR. Its steps are
+// those of the CLI's advice (cmd/mnemo printCorruptAdvice, which server
+// may not import): restore, delete the -wal and -shm, reindex, check
+// --full; before, it named only the restore and check --full, and a
+// backup restored beside the damaged server's WAL read as damaged. Answered without
 // Retry-After: the file does not heal (though a server refusing because
 // of the record alone stores again once the record is removed: it reads
 // it again at most every 2 seconds).
 const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a damaged page of it, in this server or in a process before it, " +
 	"which left a record of it beside the file): this server answers no request that needs a damaged page, and stores nothing new " +
-	"(messages, contexts and their records, working memory, observations), until its operator stops it, restores the file from a backup " +
-	"and runs mnemo --dir DIR check --full on the server's data directory DIR (which removes the record once it finds the file sound), " +
-	"or runs mnemo --dir DIR salvage, and starts it again (the server log has the path); reads that miss the damaged pages still answer"
+	"(messages, contexts and their records, working memory, observations), until its operator stops it and, in the server's data directory DIR, " +
+	"restores mnemo.db from a backup (docs/operations.md, \"Backups\"), deletes mnemo.db-wal and mnemo.db-shm beside it " +
+	"(this server's write-ahead log would be applied over the backup), rebuilds the indexes from it: mnemo --dir DIR reindex, " +
+	"then runs mnemo --dir DIR check --full (which removes the record once it finds the file sound); " +
+	"or, without a backup, runs mnemo --dir DIR salvage; then starts it again (the server log has the path); reads that miss the damaged pages still answer"
 
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
 // answered a statement of this request with SQLSTATE XX001

@@ -3,6 +3,7 @@ package server_test
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -44,6 +45,13 @@ func TestDamagedRefusesNewData(t *testing.T) {
 		if ra := r.header.Get("Retry-After"); ra != "" {
 			t.Errorf("%s: Retry-After %q on a damage that does not heal", what, ra)
 		}
+	}
+	// The detail's recipe is the CLI's: a backup restored beside the
+	// damaged server's -wal reads as damaged, and its indexes need a
+	// reindex (readme65 F3: it named only restore and check --full).
+	if p := h.do("GET", "/healthz", "", nil).problem(t); !containsAll(p.Detail, "delete", "mnemo.db-wal", "mnemo.db-shm",
+		"mnemo --dir DIR reindex", "mnemo --dir DIR check --full", "mnemo --dir DIR salvage") {
+		t.Errorf("/healthz detail %q lacks a step of the CLI's advice", p.Detail)
 	}
 	refused(h.do("POST", "/v1/context", bobToken, map[string]any{"threadId": "dmg-b", "runId": "run-after"}), "context")
 	refused(h.do("PUT", "/v1/threads/dmg-b/working-memory", bobToken, map[string]any{"content": "# User\n- Name: Bob\n"}), "working-memory write")
@@ -106,4 +114,14 @@ func TestDamageKnownToNextServer(t *testing.T) {
 		}
 	}
 	h.ok("GET", "/v1/threads/{thread}/messages", "/v1/threads/dmg-b/messages", bobToken, nil, 200)
+}
+
+// containsAll reports whether s contains each of subs.
+func containsAll(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if !strings.Contains(s, sub) {
+			return false
+		}
+	}
+	return true
 }
