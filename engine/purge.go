@@ -297,14 +297,6 @@ func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 	if len(pats) == 0 {
 		return true, nil
 	}
-	if store.Damaged(e.db) || store.DamageMarked(e.db) != nil {
-		// A damaged page's header may be wrong (a cell count garbled
-		// lower puts live cell pointers in what it calls free space):
-		// zeroing by it could destroy rows salvage would keep. VACUUM,
-		// which reads rows through SQLite, is the fallback, as before
-		// vac64 (rev65 finding 2).
-		return false, nil
-	}
 	pageSize, err := store.PageSize(ctx, e.db)
 	if err != nil {
 		return false, err
@@ -314,6 +306,14 @@ func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 	pages, straddles, err := pagesHolding(ctx, filepath.Join(e.dir, DatabaseFile), pageSize, pats, mayHold)
 	if err != nil || straddles || len(pages) == 0 {
 		return !straddles, err
+	}
+	if store.Damaged(e.db) || store.DamageMarked(e.db) != nil {
+		// A damaged page's header may be wrong (a cell count garbled
+		// lower puts live cell pointers in what it calls free space):
+		// zeroing by it could destroy rows salvage would keep. VACUUM,
+		// which reads rows through SQLite, is the fallback, as before
+		// vac64 (rev65 finding 2).
+		return false, nil
 	}
 	fs, err := store.ClearFreeSpace(ctx, e.db, pages, holds)
 	if err != nil {
