@@ -68,7 +68,7 @@ const residueMaxPatterns = 1 << 16
 // residue looks for nothing.
 type residue struct {
 	pats  [][]byte // the prefixes, copied (no erased text stays alive); nil when over
-	ids   [][]byte // the same of erased ids, which a stored run id may spell (spelledIDs); nil when over
+	ids   [][]byte // the same of erased ids, which a stored run id may spell (a live copy, left); nil when over
 	texts int      // the texts of residueMin bytes or more added
 	over  bool     // more than residueMaxPatterns texts: vacuum, do not search
 }

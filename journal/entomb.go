@@ -185,36 +185,6 @@ func (en Entomb) erased(resource string) bool {
 	return false
 }
 
-// RunIDSpells reports whether, through conn, a stored run id contains s
-// (byte for byte): a run of another resource whose id spells an erased id
-// keeps it (EntombRunIDs). It reads every run id (LIKE '%s%'): the engine
-// asks only when its residue check found an erased id in the file.
-//
-// For mnemo's own packages: the engine hands out neither its database nor a
-// transaction on it.
-func RunIDSpells(ctx context.Context, conn store.Conn, s string) (bool, error) {
-	tx := store.Bound(conn)
-	esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
-	rows, err := tx.QueryContext(ctx, `SELECT id FROM runs WHERE id LIKE ? ESCAPE '\'`, "%"+esc+"%")
-	if err != nil {
-		return false, fmt.Errorf("journal: erase: run ids: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return false, fmt.Errorf("journal: erase: run ids: %w", err)
-		}
-		if strings.Contains(id, s) { // LIKE ignores ASCII case on SQLite
-			return true, nil
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return false, fmt.Errorf("journal: erase: run ids: %w", err)
-	}
-	return false, nil
-}
-
 // runOwned is a run of a thread, with its resource.
 type runOwned struct{ id, resource string }
 
