@@ -98,14 +98,9 @@ func (r *checkResult) report(full bool) *checkReport {
 		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
 		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...),
 		ReservedIDs: append([]dotID{}, r.reservedIDs...)}
-	switch {
-	case r.recordAfter != nil:
-		rep.DamageRecord = "remains"
-		if !r.failed() {
-			rep.Action = "check-full"
-		}
-	case r.record != nil:
-		rep.DamageRecord = "removed"
+	rep.DamageRecord = recordFate(r.record, r.recordAfter) // damage_record.go
+	if r.recordAfter != nil && !r.failed() {
+		rep.Action = "check-full"
 	}
 	if r.lostRead {
 		lost := append([]engine.LostRange{}, r.lost...)

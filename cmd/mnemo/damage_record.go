@@ -39,6 +39,21 @@ func (t target) damageRecord() *store.DamageMark {
 	return m
 }
 
+// recordFate says in --json's vocabulary what became of the record of
+// damage over a command that may remove it (check, salvage): before is
+// the record when it began, after when it ended. "remains" when after is
+// there, "removed" when only before was, "" (the member absent) when there
+// was none.
+func recordFate(before, after *store.DamageMark) string {
+	switch {
+	case after != nil:
+		return "remains"
+	case before != nil:
+		return "removed"
+	}
+	return ""
+}
+
 // recordSeen says what a record of damage holds: "found damaged at <UTC
 // time>: <error>".
 func recordSeen(m *store.DamageMark) string {

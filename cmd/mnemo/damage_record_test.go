@@ -91,3 +91,106 @@ func TestDamageRecordSalvageSound(t *testing.T) {
 		t.Errorf("salvage without a record: exit %d, want 0 and no word of a record\n%s", code, stderr)
 	}
 }
+
+// TestDamageRecordSalvageJSON: mnemo salvage --json says what became of
+// the record of damage, in check --json's words: damageRecord removed
+// after a salvage that replaced the damaged file, and after one that
+// found it sound; absent when there was none. Before, the member did not
+// exist: a script reading --json could not tell that writes resumed.
+func TestDamageRecordSalvageJSON(t *testing.T) {
+	type report struct { // the members as a reader of the JSON sees them
+		Sound        bool    `json:"sound"`
+		Damaged      string  `json:"damaged"`
+		DamageRecord *string `json:"damageRecord"`
+	}
+	salvage := func(dir string) report {
+		t.Helper()
+		code, out, stderr := run(t, nil, "--dir", dir, "salvage", "--json")
+		var rep report
+		if err := json.Unmarshal([]byte(out), &rep); code != 0 || err != nil {
+			t.Fatalf("salvage --json: exit %d, %v\n%s%s", code, err, out, stderr)
+		}
+		return rep
+	}
+	fate := func(rep report) string {
+		if rep.DamageRecord == nil {
+			return "(absent)"
+		}
+		return *rep.DamageRecord
+	}
+
+	t.Run("Replaced", func(t *testing.T) {
+		dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
+		path := filepath.Join(dir, engine.DatabaseFile)
+		garblePage(t, path, messageLeaf(t, path))
+		if err := store.RecordDamage(path, time.Now(), "database disk image is malformed (11)"); err != nil {
+			t.Fatal(err)
+		}
+		if rep := salvage(dir); rep.Sound || rep.Damaged == "" || fate(rep) != "removed" {
+			t.Fatalf("salvage of a damaged file with a record: sound %v, damaged %q, damageRecord %s; want a swap and removed", rep.Sound, rep.Damaged, fate(rep))
+		}
+	})
+	t.Run("Sound", func(t *testing.T) {
+		dir, record := recordedDir(t)
+		if rep := salvage(dir); !rep.Sound || fate(rep) != "removed" {
+			t.Fatalf("salvage of a sound file with a record: sound %v, damageRecord %s; want sound and removed", rep.Sound, fate(rep))
+		}
+		if _, err := os.Stat(record); !os.IsNotExist(err) {
+			t.Fatalf("the record after salvage: %v, want it removed", err)
+		}
+		if rep := salvage(dir); fate(rep) != "(absent)" {
+			t.Fatalf("salvage without a record: damageRecord %s, want it absent", fate(rep))
+		}
+	})
+}
+
+// TestDamageRecordUnreadableCheckJSON: check --json on a mnemo.db that
+// cannot be read at all (cut short: unreadableReport) with the record of
+// damage beside it says damageRecord remains, action restore (not
+// check-full: the file is damaged), ok false, exit 1; without the record
+// the member is absent.
+func TestDamageRecordUnreadableCheckJSON(t *testing.T) {
+	dir, record := recordedDir(t)
+	if err := os.Truncate(filepath.Join(dir, engine.DatabaseFile), 4096); err != nil {
+		t.Fatal(err)
+	}
+	type report struct {
+		OK           bool    `json:"ok"`
+		Action       string  `json:"action"`
+		DamageRecord *string `json:"damageRecord"`
+	}
+	check := func() report {
+		t.Helper()
+		code, out, stderr := run(t, nil, "--dir", dir, "check", "--json")
+		var rep report
+		if err := json.Unmarshal([]byte(out), &rep); code != 1 || err != nil || rep.OK || rep.Action != "restore" {
+			t.Fatalf("check --json of a cut-short mnemo.db: exit %d, %v, %+v; want exit 1, ok false, action restore\n%s%s", code, err, rep, out, stderr)
+		}
+		return rep
+	}
+	if rep := check(); rep.DamageRecord == nil || *rep.DamageRecord != "remains" {
+		t.Fatalf("with the record: damageRecord %v, want remains", rep.DamageRecord)
+	}
+	// Removed by hand: the check meets SQLite's "malformed" and records
+	// the damage again, so it remains.
+	if err := os.Remove(record); err != nil {
+		t.Fatal(err)
+	}
+	if rep := check(); rep.DamageRecord == nil || *rep.DamageRecord != "remains" {
+		t.Fatalf("with the record removed by hand: damageRecord %v, want remains (written again)", rep.DamageRecord)
+	}
+	if _, err := os.Stat(record); err != nil {
+		t.Fatalf("the record after the check met the damage: %v", err)
+	}
+	// A mnemo.db of 0 bytes beside the indexes: unreadable, and no
+	// SQLite error to record; no record, no member.
+	if err := os.Remove(record); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(dir, engine.DatabaseFile), 0); err != nil {
+		t.Fatal(err)
+	}
+	if rep := check(); rep.DamageRecord != nil {
+		t.Fatalf("an empty mnemo.db without a record: damageRecord %q, want it absent", *rep.DamageRecord)
+	}
+}

@@ -52,7 +52,7 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 		c.printRecordRemoved(record)
 	}
 	if *asJSON {
-		if jerr := c.printJSON(rep); jerr != nil {
+		if jerr := c.printJSON(salvageJSON{rep, recordFate(record, c.target().damageRecord())}); jerr != nil {
 			return jerr
 		}
 	} else if perr := c.printSalvage(rep); perr != nil {
@@ -65,6 +65,18 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 		return errors.New("the salvaged directory does not check ok (see above)")
 	}
 	return nil
+}
+
+// salvageJSON is `mnemo salvage --json`'s answer: the engine's report
+// and what became of the record of damage beside mnemo.db, as check
+// --json says it.
+type salvageJSON struct {
+	*engine.SalvageReport
+	// DamageRecord is "removed" when the salvage removed the record of
+	// damage (it replaced the damaged file, or found it sound), "remains"
+	// when the record is there after it (the salvage failed before its
+	// swap), absent when there was none: recordFate.
+	DamageRecord string `json:"damageRecord,omitempty"`
 }
 
 // warnConfig says on stderr, when the stored configuration could not be
