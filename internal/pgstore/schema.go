@@ -11,7 +11,7 @@ const SchemaVersion = 18
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
-// new entry.
+// new entry (one exception, 15's backfill, says why it is safe).
 //
 // Types: SQLite INTEGER becomes BIGINT (times are Unix milliseconds, UTC,
 // as in SQLite; seqs, counts and bytes can pass 2^31), INTEGER PRIMARY KEY
@@ -524,7 +524,19 @@ INSERT INTO journal_tool_obs (obs_id, scope, key)
 	// each escaped U+0000 read as U+FFFD (jsonb refuses it; a store written
 	// before Append refused it, 2026-12-06, may hold it: the backfill would
 	// fail and the database not open): the engine writes it as JSON (a row
-	// another program writes as anything else fails its insert).
+	// another program writes as anything else fails its insert until 18).
+	//
+	// The backfill reads a tool_calls that is not a JSON array as no call
+	// (message_calls_backfill, dropped at the end: 18's message_calls_of),
+	// as SQLite's migration 17 does (json_valid). It cast unguarded, so a
+	// store at 14 or older holding one (an import, a hand-made fix) failed
+	// this migration and could not be opened by a build past 14. Edited
+	// after release, which is safe: the migration runs only on a store
+	// below 15, in one transaction with its version row, so no store at 15
+	// or above went through a failed run of it; on every row the old cast
+	// read, the function returns what the cast did, so a store it migrated
+	// gets the same rows; and it leaves the same schema (the function is
+	// dropped), which migrations 16 to 18 and the tests that undo them expect.
 	`
 CREATE TABLE message_calls (
 	thread_id TEXT NOT NULL,
@@ -558,11 +570,25 @@ CREATE TRIGGER message_calls_delete AFTER DELETE ON messages
 	REFERENCING OLD TABLE AS old_msgs FOR EACH STATEMENT EXECUTE FUNCTION message_calls_apply();
 CREATE TRIGGER message_calls_update AFTER UPDATE ON messages
 	REFERENCING OLD TABLE AS old_msgs NEW TABLE AS new_msgs FOR EACH STATEMENT EXECUTE FUNCTION message_calls_apply();
+CREATE FUNCTION message_calls_backfill(calls text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $fn$
+DECLARE j jsonb;
+BEGIN
+	BEGIN
+		j := replace(calls, '\u0000', '\ufffd')::jsonb;
+	EXCEPTION WHEN data_exception THEN
+		RETURN '[]'::jsonb;
+	END;
+	IF jsonb_typeof(j) = 'array' THEN
+		RETURN j;
+	END IF;
+	RETURN '[]'::jsonb;
+END $fn$;
 INSERT INTO message_calls (thread_id, call_id, seq)
 	SELECT m.thread_id, e->>'id', m.seq FROM messages m,
-		jsonb_array_elements(CASE WHEN jsonb_typeof(replace(m.tool_calls, '\u0000', '\ufffd')::jsonb) = 'array' THEN replace(m.tool_calls, '\u0000', '\ufffd')::jsonb ELSE '[]'::jsonb END) e
+		jsonb_array_elements(message_calls_backfill(m.tool_calls)) e
 	WHERE m.role = 'assistant' AND m.tool_calls IS NOT NULL AND jsonb_typeof(e->'id') = 'string'
 	ON CONFLICT DO NOTHING;
+DROP FUNCTION message_calls_backfill(text);
 `,
 	// 16: the trigger functions name the tables of their own schema
 	// whatever the search_path of the session that fires them: each runs

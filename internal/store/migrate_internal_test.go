@@ -270,3 +270,42 @@ INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_calls
 		}
 	}
 }
+
+// TestMigrateMessageCallsNotJSON: migration 17's backfill reads every
+// tool_calls that is not a JSON array as no call, whatever it holds (as
+// Postgres's migration 15 does since it was guarded: TestMigrateMessageCallsNotJSON
+// in internal/pgstore): not JSON, JSON cut short, empty, a number, bytes
+// stored as a BLOB that are not JSON (a BLOB of a JSON array is read as
+// its text). The store opens at the latest version and the rows read back
+// as stored.
+func TestMigrateMessageCallsNotJSON(t *testing.T) {
+	path := openAt(t, 16, `
+INSERT INTO threads (id, resource_id, created_at, updated_at) VALUES ('t', 'r', 0, 0);
+INSERT INTO messages (id, thread_id, resource_id, seq, role, content, tool_calls, tool_call_id, created_at, tokens, digest) VALUES
+	('m1', 't', 'r', 1, 'assistant', '', 'not json', '', 0, 1, ''),
+	('m2', 't', 'r', 2, 'assistant', '', '[{"id":"c2"}', '', 0, 1, ''),
+	('m3', 't', 'r', 3, 'assistant', '', '', '', 0, 1, ''),
+	('m4', 't', 'r', 4, 'assistant', '', 42, '', 0, 1, ''),
+	('m5', 't', 'r', 5, 'assistant', '', x'00ff7b', '', 0, 1, ''),
+	('m6', 't', 'r', 6, 'assistant', '', CAST('[{"id":"c6"}]' AS BLOB), '', 0, 1, ''),
+	('m7', 't', 'r', 7, 'assistant', '', '[{"id":"c7"}]', '', 0, 1, '')`)
+	db, err := Open(context.Background(), path)
+	if err != nil {
+		t.Fatalf("open (migrate from 16) over tool calls that are not JSON: %v", err)
+	}
+	defer db.Close()
+	var got string
+	if err := db.QueryRow(`SELECT COALESCE(group_concat(call_id || '@' || seq, ' '), '')
+		FROM (SELECT * FROM message_calls ORDER BY seq, call_id)`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "c6@6 c7@7"; got != want {
+		t.Fatalf("calls after the migration: %q, want %q", got, want)
+	}
+	if err := db.QueryRow(`SELECT tool_calls FROM messages WHERE id = 'm1'`).Scan(&got); err != nil {
+		t.Fatal(err)
+	}
+	if want := "not json"; got != want {
+		t.Fatalf("m1's tool_calls: %q, want %q", got, want)
+	}
+}
