@@ -44,59 +44,23 @@ type IngestCommand struct {
 	committed committed // the messages stored so far (ingest_committed.go)
 }
 
-// Run parses the flags of `mnemo ingest` from args and runs it.
-func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
-	fs := c.flags("ingest", "FILE... (- reads standard input, named once)")
-	format := fs.String("format", "auto", formatNames)
-	strict := fs.Bool("strict", false, "stop at the first malformed record (exit 1) instead of skipping it (exit 3 once the rest is stored)")
-	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
-	maxSpoolFlag := fs.String("max-spool", flagByteSize(DefaultMaxSpool), "the most copied of standard input, a pipe or a device (`SIZE`: 512MiB, 4GiB, in bytes without a unit) to $TMPDIR before it is imported; a regular FILE is read in place")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	maxSpool, err := parseByteSize(*maxSpoolFlag)
+// Run parses the flags of `mnemo ingest` from args and runs it, in stages:
+// the arguments checked (parseArgs), the data directory found free
+// (checkFree), each FILE opened, FIFOs and standard input copied and their
+// formats detected (readInputs) — all before anything is stored — then the
+// memory opened and each FILE imported (importAll), the indexes caught up
+// (finish) and the total printed (printTotal).
+func (c *IngestCommand) Run(ctx context.Context, args []string) error {
+	a, err := c.parseArgs(args)
 	if err != nil {
-		return c.valuef(fs, "--max-spool: %v", err)
-	}
-	if fs.NArg() == 0 {
-		return c.usagef(fs, "ingest needs at least one FILE")
-	}
-	if n := occurrences(fs.Args(), "-"); n > 1 {
-		// A second read of standard input finds it at its end: an empty
-		// FILE, reported as one of no format.
-		return c.valuef(fs, "- (standard input) is named %d times: it can be read once, so name it once", n)
-	}
-	if a, b, kind := c.readOnceTwice(fs.Args()); a == b && a != "" {
-		return c.valuef(fs, "the %s %s is named twice: it can be read once, so name it once", kind, inputName(a))
-	} else if a != "" {
-		return c.valuef(fs, "%s and %s are the same %s: it can be read once, so name it once", inputName(a), inputName(b), kind)
-	}
-	if !knownFormat(*format) {
-		return c.valuef(fs, "unknown --format %q (want %s)", *format, formatNames)
+		return err
 	}
 	if err := c.checkFree(ctx); err != nil {
 		return err
 	}
-	spooled, cleanup, err := checkInputs(ctx, fs.Args(), maxSpool)
-	defer cleanup()
-	stdinCopy := ""
-	if err == nil && fs.Arg(0) == "-" {
-		// Nothing is stored before it: copied now, standard input that
-		// passes --max-spool, or of no format mnemo reads, fails as a
-		// FIFO does, before the data directory is created.
-		var rm func()
-		stdinCopy, rm, err = c.spoolStdin(ctx, maxSpool)
-		if rm != nil {
-			defer rm()
-		}
-		if ctx.Err() != nil { // a read that ended at EOF after the signal too
-			return &interruptedError{"nothing was stored (standard input was being read); run the same ingest again", ctx.Err()}
-		}
-	}
-	if err == nil && *format == "auto" {
-		err = checkFormats(fs.Args(), spooled, stdinCopy)
-	}
-	if err != nil {
+	in := &ingestInputs{}
+	defer in.cleanup()
+	if err := c.readInputs(ctx, a, in); err != nil {
 		return err
 	}
 	made := c.missingDataDirs()
@@ -109,7 +73,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 	defer watch.Stop()
 	c.committed.check = c.target().mnemo("check")
 	c.setLastLine(c.committed.line)
-	var total importer.Report
+	r := &ingestRun{e: e, watch: watch}
 	defer func() {
 		// Refused (a malformed record with --strict, no record imported,
 		// a file not of the --format given) or given nothing to read (an
@@ -117,7 +81,7 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		// directory this command created holds nothing; no trace once it
 		// is closed. A working-memory state set holds something, which
 		// Stats does not count (a resource's needs no thread).
-		untouched := ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e) && total.WorkingMemory == 0
+		untouched := ctx.Err() == nil && len(made) > 0 && storesNothing(ctx, e) && r.total.WorkingMemory == 0
 		e.CloseContext(ctx)
 		if untouched {
 			removeCreated(made)
@@ -126,71 +90,194 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 	if err := c.indexBefore(ctx, e, watch); err != nil {
 		return err
 	}
-	var erased erasedByRun // of every FILE
-	var failed error
-	reported := false // a file's import began: --json prints the report
-	for _, path := range fs.Args() {
-		label := path
-		if path == "-" && stdinCopy != "" {
-			label, path = "stdin", stdinCopy
-		} else if path == "-" {
-			label = "stdin"
-			spooled, cleanup, err := c.spoolStdin(ctx, maxSpool)
-			if err != nil && ctx.Err() != nil {
-				failed = interrupted(label, err, nil)
-				break
-			} else if err != nil {
-				return err
-			}
-			defer cleanup()
-			path = spooled
+	failed, err := c.importAll(ctx, a, in, r)
+	if err != nil {
+		return err
+	}
+	failed = c.finish(ctx, r, failed)
+	if err := c.printTotal(a, r); err != nil {
+		return err
+	}
+	return failed
+}
+
+// ingestArgs is what `mnemo ingest` was asked, its flags checked.
+type ingestArgs struct {
+	files    []string // the FILEs, at least one; "-" is standard input, at most once
+	format   string   // --format: one of formatNames
+	strict   bool     // --strict
+	asJSON   bool     // --json
+	maxSpool int64    // --max-spool, in bytes
+}
+
+// parseArgs parses the flags of `mnemo ingest` from args and checks them:
+// a usage error when no FILE is named, a value error naming the flag or
+// the FILE for a --max-spool or --format mnemo does not read and for a
+// FILE that can be read only once named twice.
+func (c *IngestCommand) parseArgs(args []string) (ingestArgs, error) {
+	fs := c.flags("ingest", "FILE... (- reads standard input, named once)")
+	format := fs.String("format", "auto", formatNames)
+	strict := fs.Bool("strict", false, "stop at the first malformed record (exit 1) instead of skipping it (exit 3 once the rest is stored)")
+	asJSON := fs.Bool("json", false, "print the summary as JSON (several FILEs: their counts summed, as the total line)")
+	maxSpoolFlag := fs.String("max-spool", flagByteSize(DefaultMaxSpool), "the most copied of standard input, a pipe or a device (`SIZE`: 512MiB, 4GiB, in bytes without a unit) to $TMPDIR before it is imported; a regular FILE is read in place")
+	if err := parse(fs, args); err != nil {
+		return ingestArgs{}, err
+	}
+	maxSpool, err := parseByteSize(*maxSpoolFlag)
+	if err != nil {
+		return ingestArgs{}, c.valuef(fs, "--max-spool: %v", err)
+	}
+	if fs.NArg() == 0 {
+		return ingestArgs{}, c.usagef(fs, "ingest needs at least one FILE")
+	}
+	if n := occurrences(fs.Args(), "-"); n > 1 {
+		// A second read of standard input finds it at its end: an empty
+		// FILE, reported as one of no format.
+		return ingestArgs{}, c.valuef(fs, "- (standard input) is named %d times: it can be read once, so name it once", n)
+	}
+	if a, b, kind := c.readOnceTwice(fs.Args()); a == b && a != "" {
+		return ingestArgs{}, c.valuef(fs, "the %s %s is named twice: it can be read once, so name it once", kind, inputName(a))
+	} else if a != "" {
+		return ingestArgs{}, c.valuef(fs, "%s and %s are the same %s: it can be read once, so name it once", inputName(a), inputName(b), kind)
+	}
+	if !knownFormat(*format) {
+		return ingestArgs{}, c.valuef(fs, "unknown --format %q (want %s)", *format, formatNames)
+	}
+	return ingestArgs{files: fs.Args(), format: *format, strict: *strict, asJSON: *asJSON, maxSpool: maxSpool}, nil
+}
+
+// ingestInputs is what readInputs made of the FILEs: the copies of the
+// ones that can be read only once, removed by cleanup.
+type ingestInputs struct {
+	spooled   map[string]string // a FIFO's or device's path → its copy (checkInputs)
+	stdinCopy string            // the copy of standard input when it is the first FILE, else ""
+	removes   []func()          // cleanup's, in the order they were made
+}
+
+// cleanup removes the copies, the last made first.
+func (in *ingestInputs) cleanup() {
+	for i := len(in.removes) - 1; i >= 0; i-- {
+		in.removes[i]()
+	}
+}
+
+// readInputs checks every FILE before anything is stored or the data
+// directory created (checkInputs), copies standard input when it is the
+// first FILE, and with --format auto detects each format (checkFormats).
+// Standard input named after a FILE is copied when its turn comes
+// (importAll). in's copies are kept whatever the error: the caller
+// removes them (cleanup).
+func (c *IngestCommand) readInputs(ctx context.Context, a ingestArgs, in *ingestInputs) error {
+	spooled, cleanup, err := checkInputs(ctx, a.files, a.maxSpool)
+	in.spooled, in.removes = spooled, append(in.removes, cleanup)
+	if err == nil && a.files[0] == "-" {
+		// Nothing is stored before it: copied now, standard input that
+		// passes --max-spool, or of no format mnemo reads, fails as a
+		// FIFO does, before the data directory is created.
+		var rm func()
+		in.stdinCopy, rm, err = c.spoolStdin(ctx, a.maxSpool)
+		if rm != nil {
+			in.removes = append(in.removes, rm)
 		}
-		opt := importer.Options{Format: *format, Strict: *strict, Name: label}
-		if p, ok := spooled[path]; ok {
-			path, opt.Format = p, spoolFormat(*format, path)
-		}
-		rep, gone, err := c.importFile(ctx, e, watch, path, opt, *asJSON)
-		erased.plus(gone)
-		if rep != nil {
-			reported = true
-			total.Resources += rep.Resources
-			total.Threads += rep.Threads
-			total.Messages += rep.Messages
-			total.Duplicates += rep.Duplicates
-			total.Skipped += rep.Skipped
-			total.WorkingMemory += rep.WorkingMemory
-			total.WorkingMemorySame += rep.WorkingMemorySame
-			total.Dispatches += rep.Dispatches
-			total.DispatchesSame += rep.DispatchesSame
-			total.Unpaired += rep.Unpaired
-			total.UnpairedUnchecked += rep.UnpairedUnchecked
-			total.UnpairedEarlier += rep.UnpairedEarlier
-			addUnstored(&total, rep)
-			if fs.NArg() == 1 {
-				total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
-			}
-			if rep.Error != "" {
-				// Where the engine stopped it; of several FILEs the last
-				// read (the others are not read), its error naming it.
-				total.Stopped, total.StoppedThread, total.NotStored, total.Error = rep.Stopped, rep.StoppedThread, rep.NotStored, rep.Error
-				if fs.NArg() > 1 {
-					total.Error = label + ": " + rep.Error
-				}
-			}
-		}
-		if err != nil {
-			failed = c.ingestFailed(ctx, label, err, *strict, rep)
-			break
+		if ctx.Err() != nil { // a read that ended at EOF after the signal too
+			return &interruptedError{"nothing was stored (standard input was being read); run the same ingest again", ctx.Err()}
 		}
 	}
+	if err == nil && a.format == "auto" {
+		err = checkFormats(a.files, spooled, in.stdinCopy)
+	}
+	return err
+}
+
+// ingestRun is one ingest's open memory and what its imports added up to.
+type ingestRun struct {
+	e        *engine.Engine
+	watch    *outboxWatch
+	total    importer.Report // every FILE's counts summed (addReport)
+	erased   erasedByRun     // what the engine erased meanwhile, of every FILE
+	reported bool            // a file's import began: --json prints the report
+}
+
+// importAll imports each FILE in turn into r, until one fails: failed is
+// that failure as the user reads it (ingestFailed), nil when every FILE
+// was imported. err is a failure to copy standard input named after a
+// FILE: the ingest ends there, neither indexing nor printing a total.
+func (c *IngestCommand) importAll(ctx context.Context, a ingestArgs, in *ingestInputs, r *ingestRun) (failed, err error) {
+	for _, path := range a.files {
+		label := path
+		if path == "-" && in.stdinCopy != "" {
+			label, path = "stdin", in.stdinCopy
+		} else if path == "-" {
+			label = "stdin"
+			spooled, cleanup, err := c.spoolStdin(ctx, a.maxSpool)
+			if err != nil && ctx.Err() != nil {
+				return interrupted(label, err, nil), nil
+			} else if err != nil {
+				return nil, err
+			}
+			in.removes = append(in.removes, cleanup)
+			path = spooled
+		}
+		opt := importer.Options{Format: a.format, Strict: a.strict, Name: label}
+		if p, ok := in.spooled[path]; ok {
+			path, opt.Format = p, spoolFormat(a.format, path)
+		}
+		rep, gone, err := c.importFile(ctx, r.e, r.watch, path, opt, a.asJSON)
+		r.erased.plus(gone)
+		if rep != nil {
+			r.reported = true
+			addReport(&r.total, rep, label, len(a.files))
+		}
+		if err != nil {
+			return c.ingestFailed(ctx, label, err, a.strict, rep), nil
+		}
+	}
+	return nil, nil
+}
+
+// addReport adds rep, the report of the FILE label (one of files), to
+// total: its counts, and for a single FILE its file, format and where it
+// stopped; where the engine stopped it, its error, prefixed with label
+// when there are several FILEs.
+func addReport(total, rep *importer.Report, label string, files int) {
+	total.Resources += rep.Resources
+	total.Threads += rep.Threads
+	total.Messages += rep.Messages
+	total.Duplicates += rep.Duplicates
+	total.Skipped += rep.Skipped
+	total.WorkingMemory += rep.WorkingMemory
+	total.WorkingMemorySame += rep.WorkingMemorySame
+	total.Dispatches += rep.Dispatches
+	total.DispatchesSame += rep.DispatchesSame
+	total.Unpaired += rep.Unpaired
+	total.UnpairedUnchecked += rep.UnpairedUnchecked
+	total.UnpairedEarlier += rep.UnpairedEarlier
+	addUnstored(total, rep)
+	if files == 1 {
+		total.File, total.Format, total.Stopped = rep.File, rep.Format, rep.Stopped
+	}
+	if rep.Error != "" {
+		// Where the engine stopped it; of several FILEs the last
+		// read (the others are not read), its error naming it.
+		total.Stopped, total.StoppedThread, total.NotStored, total.Error = rep.Stopped, rep.StoppedThread, rep.NotStored, rep.Error
+		if files > 1 {
+			total.Error = label + ": " + rep.Error
+		}
+	}
+}
+
+// finish leaves both indexes caught up unless the ingest was interrupted,
+// so that the next command recalls what was just ingested, and returns
+// the ingest's error: failed (importAll's), else a failure to index, else
+// a *skippedError when records were skipped; an interrupted ingest's says
+// what the indexes still owe (unindexed).
+func (c *IngestCommand) finish(ctx context.Context, r *ingestRun, failed error) error {
 	if ctx.Err() == nil {
 		if failed == nil {
 			c.setLastLine(c.committed.indexing)
 		}
-		// Leave both indexes caught up, so the next command recalls what was
-		// just ingested.
-		err := c.syncWithProgress(ctx, e)
-		watch.Stop()
+		err := c.syncWithProgress(ctx, r.e)
+		r.watch.Stop()
 		switch {
 		case err == nil || failed != nil:
 		case ctx.Err() != nil:
@@ -199,14 +286,20 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 			failed = fmt.Errorf("index the ingested messages: %w", err)
 		}
 	}
-	if failed == nil && total.Skipped > 0 {
+	if failed == nil && r.total.Skipped > 0 {
 		// Stored but for the records named "skipped:": not exit 0 (ingest_skipped.go).
-		failed = &skippedError{total.Skipped}
+		failed = &skippedError{r.total.Skipped}
 	}
 	if ie := (*interruptedError)(nil); ctx.Err() != nil && errors.As(failed, &ie) {
-		ie.msg += c.unindexed(ctx, e)
+		ie.msg += c.unindexed(ctx, r.e)
 	}
-	if *asJSON && reported {
+	return failed
+}
+
+// printTotal prints, with --json, the report of r once a file's import
+// began, or, of several FILEs, the "total:" line.
+func (c *IngestCommand) printTotal(a ingestArgs, r *ingestRun) error {
+	if a.asJSON && r.reported {
 		// One file: its report (file, format and counts); several: the
 		// counts summed, with no file or format (resources and threads
 		// too: a thread in two FILEs counts twice, as in "total:"). None
@@ -214,13 +307,12 @@ func (c *IngestCommand) Run(ctx context.Context, args []string) (rerr error) {
 		// stdout stays empty.
 		enc := json.NewEncoder(c.Stdout)
 		enc.SetEscapeHTML(false) // the file's name as given: "a&b.jsonl", not "a\u0026b.jsonl"
-		if err := enc.Encode(ingestJSON{total, erased}); err != nil {
-			return err
-		}
-	} else if !*asJSON && fs.NArg() > 1 {
-		fmt.Fprintf(c.Stdout, "total: %s%s\n", summary(&total), erased.clause())
+		return enc.Encode(ingestJSON{r.total, r.erased})
 	}
-	return failed
+	if !a.asJSON && len(a.files) > 1 {
+		fmt.Fprintf(c.Stdout, "total: %s%s\n", summary(&r.total), r.erased.clause())
+	}
+	return nil
 }
 
 // checkFree fails when another process holds the data directory (mnemo
