@@ -282,23 +282,49 @@ func notFound(what, id string) *apiError {
 	return &apiError{kind: kindNotFound, detail: fmt.Sprintf("%s not found: %q", what, id)}
 }
 
-// classify maps an error of the engine (or of the handlers) to an apiError.
-// Unknown errors are internal: the caller sees a generic detail, the log
-// gets the cause.
+// classify maps an error of the engine (or of the handlers) to an apiError:
+// an apiError as it is, else the first answer of problemOf's classifiers,
+// tried in order. Unknown errors are internal: the caller sees a generic
+// detail, the log gets the cause.
 func classify(err error) *apiError {
 	var ae *apiError
 	if errors.As(err, &ae) {
 		return ae
 	}
-	if ae := callConflict(err); ae != nil {
-		return ae
+	for _, problem := range problemOf {
+		if ae := problem(err); ae != nil {
+			return ae
+		}
 	}
+	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+}
+
+// problemOf are classify's classifiers, each the problem of the errors it
+// knows and nil for any other, in the order classify tries them: an error
+// that matches two (a join, a DivergenceError's causes) is answered as the
+// first that knows it.
+var problemOf = []func(error) *apiError{
+	callConflict,
+	invalidProblem,
+	divergedProblem,
+	dispatchProblem,
+	conflictProblem,
+	workingProblem,
+	storageProblem,
+	sizeProblem,
+	busy,
+	databaseDamaged,
+}
+
+// invalidProblem is the 400 problem of input the engine or recall refused
+// (nil for any other error), naming the field at fault: a message's or the
+// request's (engine.ValidationError; an id's by idProblem), recall.filter,
+// a recall option, recall.scope for a thread scope without a thread, or
+// recall as a whole.
+func invalidProblem(err error) *apiError {
 	var ve *engine.ValidationError
 	var fe *recall.FilterError
 	var oe *recall.OptionError
-	var de *engine.DivergenceError
-	var at *engine.AnswerTooLargeError
-	var rt *engine.ReplayTooLargeError
 	var qe *recall.QueryError
 	switch {
 	case errors.As(err, &ve):
@@ -320,28 +346,68 @@ func classify(err error) *apiError {
 		return &apiError{kind: kindInvalid, field: "recall.scope", detail: "recall.scope thread needs threadId (the thread to search)"}
 	case errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidQuery):
 		return &apiError{kind: kindInvalid, field: "recall", detail: strings.TrimPrefix(err.Error(), "recall: ")}
-	case errors.As(err, &de):
+	}
+	return nil
+}
+
+// divergedProblem is the 409 problem of a replay that found the store
+// changed (engine.DivergenceError, its differences listed), nil for any
+// other error.
+func divergedProblem(err error) *apiError {
+	var de *engine.DivergenceError
+	if errors.As(err, &de) {
 		return &apiError{kind: kindDiverged, detail: "the store no longer holds what the run used", diffs: de.Differences}
-	case dispatchProblem(err) != nil:
-		return dispatchProblem(err)
-	case errors.Is(err, engine.ErrConflict):
-		return &apiError{kind: kindConflict, field: "messages", detail: "a message id is already stored with different content, or in another thread"}
-	case errors.Is(err, journal.ErrRunOwned):
-		// journal.ErrRunErased too, which matches it: classify does not
-		// know who asks, and "was erased" would tell any tenant that
-		// another's conversation under the id was erased, and when.
-		// Tenant.LoadContext tells the run's own tenant
-		// (runErasedConflict).
-		return &apiError{kind: kindConflict, field: "runId", detail: "the run id belongs to another conversation; choose another id (replaceRun replaces only a run of this thread)"}
-	case errors.Is(err, journal.ErrRunExists):
-		return &apiError{kind: kindConflict, field: "runId", detail: "the run id already has a memctx record; set replaceRun or choose another id"}
-	case workingProblem(err) != nil:
-		return workingProblem(err)
+	}
+	return nil
+}
+
+// conflicts are the 409 problems of the sentinels whose detail says
+// nothing of the error itself, in the order conflictProblem tries them.
+var conflicts = []struct {
+	target        error
+	field, detail string
+}{
+	{engine.ErrConflict, "messages", "a message id is already stored with different content, or in another thread"},
+	// journal.ErrRunErased too, which matches it: classify does not
+	// know who asks, and "was erased" would tell any tenant that
+	// another's conversation under the id was erased, and when.
+	// Tenant.LoadContext tells the run's own tenant
+	// (runErasedConflict).
+	{journal.ErrRunOwned, "runId", "the run id belongs to another conversation; choose another id (replaceRun replaces only a run of this thread)"},
+	{journal.ErrRunExists, "runId", "the run id already has a memctx record; set replaceRun or choose another id"},
+}
+
+// conflictProblem is the problem of the first of conflicts err matches
+// (errors.Is), nil when it matches none.
+func conflictProblem(err error) *apiError {
+	for _, c := range conflicts {
+		if errors.Is(err, c.target) {
+			return &apiError{kind: kindConflict, field: c.field, detail: c.detail}
+		}
+	}
+	return nil
+}
+
+// storageProblem is the problem of a write refused for room (nil for any
+// other error): a quota's 429 (quotaExceeded), a full disk's 507.
+func storageProblem(err error) *apiError {
+	switch {
 	case errors.Is(err, engine.ErrQuotaExceeded):
 		return quotaExceeded(err)
 	case engine.IsNoSpace(err): // a working-memory write's too (SQLite's own error)
 		// The engine's error names the disk: the operator's, in the log.
 		return &apiError{kind: kindNoSpace, detail: NoSpaceDetail, cause: err}
+	}
+	return nil
+}
+
+// sizeProblem is the 422 problem of an answer past the server's
+// limits.maxAnswerBytes (nil for any other error): a context's
+// (answerTooLarge) or a replay's.
+func sizeProblem(err error) *apiError {
+	var at *engine.AnswerTooLargeError
+	var rt *engine.ReplayTooLargeError
+	switch {
 	case errors.As(err, &at):
 		// Refused rather than cut: a context answer that left hits out
 		// would be a prompt the caller did not ask for; the caller lowers
@@ -353,12 +419,8 @@ func classify(err error) *apiError {
 		// shrinks what it reads.
 		return &apiError{kind: kindAnswerSize, detail: fmt.Sprintf(
 			"run %s cannot be replayed: its turns pass %d bytes (the server's limits.maxAnswerBytes); a server with a larger limits.maxAnswerBytes replays it", rt.RunID, rt.Limit)}
-	case busy(err) != nil:
-		return busy(err)
-	case databaseDamaged(err) != nil:
-		return databaseDamaged(err)
 	}
-	return &apiError{kind: kindInternal, detail: "the request failed; the server log has the cause", cause: err}
+	return nil
 }
 
 // dispatchProblem is the problem of a dispatch refused by the engine
