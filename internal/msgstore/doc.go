@@ -18,10 +18,10 @@
 // statement). The statements whose words differ carry a Postgres text
 // (store.Dialect.Text): MessagesByID takes its ids as one text[] (= ANY)
 // where SQLite takes one JSON array (json_each), without SQLite's
-// +resource_id plan hint; the pairing lookups and CountCalls test a tool
-// call id by jsonb containment on tool_calls::jsonb where SQLite walks
-// json_each; scalar max is GREATEST, a text's bytes octet_length, the
-// embeddings upsert ON CONFLICT, and INSERT … SELECT casts its parameters.
+// +resource_id plan hint; scalar max is GREATEST, a text's bytes
+// octet_length, the embeddings upsert ON CONFLICT, and INSERT … SELECT
+// casts its parameters. No statement reads tool_calls as JSON: the calls
+// are looked up in message_calls, which triggers keep on both backends.
 // embeddings.vector is a little-endian float32 blob on SQLite and a
 // pgvector vector on Postgres (pgvector-go), which pgstore.Nearest
 // searches through the embedder's HNSW index. On SQLite a hash-384 row

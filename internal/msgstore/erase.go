@@ -345,19 +345,23 @@ type CallQuery struct {
 }
 
 // CountCalls counts, in tx, the assistant messages that q selects whose
-// tool calls include q.CallID.
+// tool calls include q.CallID. It reads message_calls (one range of its
+// key; with q.SinceMS each message's row for its time), as ToolCall and
+// OpenCall do, so a message whose tool_calls is not a JSON array (a row an
+// import or a hand-made fix wrote; the engine never does) makes no call on
+// both backends, as the triggers keeping message_calls read it: walking
+// the column itself (json_each, a jsonb cast) failed the count on such a
+// row, and with it the append, settlement or erasure that asked
+// (TestCountCallsNotJSON).
 func (s *Store) CountCalls(ctx context.Context, tx *store.Tx, q CallQuery) (int, error) {
-	since, bound := `seq > ?`, []any{q.AfterSeq}
+	query, args := `SELECT COUNT(*) FROM message_calls c WHERE c.thread_id = ? AND c.call_id = ? AND c.seq < ? AND c.seq > ?`,
+		[]any{q.ThreadID, q.CallID, q.BeforeSeq, q.AfterSeq}
 	if q.SinceMS != nil {
-		since, bound = `seq > ? AND created_at >= ?`, []any{q.AfterSeq, *q.SinceMS}
+		query += ` AND EXISTS (SELECT 1 FROM messages m WHERE m.thread_id = c.thread_id AND m.seq = c.seq AND m.created_at >= ?)`
+		args = append(args, *q.SinceMS)
 	}
 	var n int
-	args := append([]any{q.ThreadID, q.BeforeSeq}, bound...)
-	if err := s.in(tx).QueryRowContext(ctx, s.dialect.Text(`SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
-			AND tool_calls IS NOT NULL AND EXISTS (SELECT 1 FROM json_each(tool_calls) WHERE json_extract(value, '$.id') = ?)`,
-		`SELECT COUNT(*) FROM messages WHERE thread_id = ? AND role = 'assistant' AND seq < ? AND `+since+`
-			AND tool_calls IS NOT NULL AND `+pgCallsHave("tool_calls", "?")),
-		append(args, q.CallID)...).Scan(&n); err != nil {
+	if err := s.in(tx).QueryRowContext(ctx, query, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("read tool calls of thread %s: %w", q.ThreadID, err)
 	}
 	return n, nil

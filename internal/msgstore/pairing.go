@@ -161,20 +161,3 @@ func (s *Store) answeredSQL(columns string, since bool) string {
 // ToolResult) for 1,000 random tool messages of a 100k/1 file: 74–81 µs a
 // pair with the old plan, 45–61 µs with this one (BENCHMARKS.md).
 const byCallSQLite = `INDEXED BY messages_by_tool_call`
-
-// pgCallsHave is the Postgres condition that the tool calls in the JSON
-// text column calls (an array of {id, name, arguments}) include one whose
-// id is the text parameter param: SQLite's json_each over the array,
-// compared by json_extract(value, '$.id'), as jsonb containment. A column
-// holding something other than an array contains no call, as json_each
-// finds none there. Each escaped U+0000 (the six characters \u0000) is
-// read as U+FFFD: jsonb refuses U+0000, and a store written before Append
-// refused it in tool-call arguments (2026-12-06) may hold it there; the
-// cast failed every lookup reading that message, and so the append of a
-// tool result to its thread (the unpaired check runs in the append's
-// transaction). Call ids never hold a backslash (ValidID), so no id
-// changes.
-func pgCallsHave(calls, param string) string {
-	c := `replace(` + calls + `, '\u0000', '\ufffd')::jsonb`
-	return `jsonb_typeof(` + c + `) = 'array' AND ` + c + ` @> jsonb_build_array(jsonb_build_object('id', ` + param + `::text))`
-}

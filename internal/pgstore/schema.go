@@ -520,7 +520,7 @@ INSERT INTO journal_tool_obs (obs_id, scope, key)
 	// assistant message (its tool_calls a JSON array; an element an
 	// object whose id is a string), kept by statement triggers on messages
 	// (one statement a batch, as lexical_docs'), filled here from the
-	// messages stored. tool_calls is cast to jsonb as pgCallsHave does,
+	// messages stored. tool_calls is cast to jsonb as msgstore's lookups did (pgCallsHave),
 	// each escaped U+0000 read as U+FFFD (jsonb refuses it; a store written
 	// before Append refused it, 2026-12-06, may hold it: the backfill would
 	// fail and the database not open): the engine writes it as JSON (a row
@@ -676,7 +676,7 @@ CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id, seq) WHE
 	// fix) could not be inserted, and one already stored blocked the
 	// update or delete of its thread's messages (an erasure, an expiry).
 	// message_calls_of reads the column as the calls' array: a JSON array,
-	// each escaped U+0000 read as U+FFFD (pgCallsHave), else '[]'. The
+	// each escaped U+0000 read as U+FFFD (as 15), else '[]'. The
 	// engine writes a JSON array; the check costs a subtransaction per
 	// assistant message with tool calls (the EXCEPTION block). CREATE OR
 	// REPLACE drops the function's search path, so it is set again (16).
