@@ -274,3 +274,12 @@ func SetTextRulesForTest(version int) (restore func()) {
 	answerRules = answerRulesOf(version)
 	return func() { answerRules = old }
 }
+
+// SnapshotVersionForTest is the snapshot format's version (a benchmark's
+// cached snapshot is keyed by it).
+const SnapshotVersionForTest = snapVersion
+
+// SetLoadMarkHookForTest sets the function called at the end of each
+// stage of a load from a snapshot and of its first search (loadmarks.go;
+// nil: none).
+func SetLoadMarkHookForTest(f func(stage string)) { loadMarkHook = f }

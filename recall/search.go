@@ -68,10 +68,12 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	if o.Mode != ModeLexical {
 		qv, qErr = ix.embedQuery(ctx, q.Text)
 	}
+	loadMark("embed query")
 	s, err := ix.lockedShardFor(ctx, q.ResourceID, qv)
 	if err != nil {
 		return nil, err
 	}
+	loadMark("shard locked")
 	defer s.mu.RUnlock()
 	scr := getSearchScratch()
 	defer scr.release() // after runChannels waited for the lexical goroutine
@@ -98,8 +100,10 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	loadMark("search: channels")
 	r := &Ranking{Options: o, Thread: thread, Query: q.Text, Dates: cq.lex.periods(), Tuning: ix.cfg.Tuning, QueryVector: qv != nil}
 	hits := rankHits(newShardCorpus(ctx, ix, cq, q.Exclude, ch), ch, r, scr)
+	loadMark("search: rank")
 	s.searched() // the check of a freshly loaded vector part may start (snapshot_verify.go)
 	if res.Hits, err = expandRange(hits, o.MessageRange, s.neighbourHits(q.Exclude)); err != nil {
 		return nil, err
@@ -107,6 +111,7 @@ func (ix *Index) search(ctx context.Context, q Query) (*Result, error) {
 	t := ix.cfg.Tuning
 	lexShard := !t.BleveScores && !t.BleveMatches && !s.post.overflow // lexicalChannel's choice
 	res.Retrieval.apply(q.Backlog.heldBy(s, lexShard, q.Exclude))
+	loadMark("search: ranges")
 	return res, nil
 }
 

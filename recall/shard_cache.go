@@ -54,6 +54,7 @@ func (ix *Index) ensureLoaded(ctx context.Context, s *shard, qv []float32) (fres
 		return false, 0, nil, err
 	}
 	ix.verifyLater(s)
+	loadMark("loaded")
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return true, changes, s.damagedIDs(), nil

@@ -652,11 +652,16 @@ func (ix *Index) fromSnapshot(ctx context.Context, s *shard, src SnapshotSource,
 		sf.close()
 		return 0, err
 	}
+	loadMark("open")
 	marks := s.readMarks(ctx, src) // beside the decoding
 	vectorless, err := s.readSnapshotFile(sf, ix.emb, qv)
 	if err == nil {
 		var n int
-		if n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, <-marks, vectorless); err == nil {
+		tm := <-marks
+		loadMark("thread marks waited")
+		n, err = s.catchUp(ctx, src, ix.emb, ix.cfg.Lexical, tm, vectorless)
+		loadMark("catch up")
+		if err == nil {
 			s.pending = sf
 			s.unverified.Store(true)
 			return n, nil

@@ -25,6 +25,7 @@ func (s *shard) readMarks(ctx context.Context, src SnapshotSource) <-chan thread
 			tm.marks = append(tm.marks, m)
 			return nil
 		})
+		loadMark("thread marks (beside)")
 		out <- tm
 	}()
 	return out

@@ -78,7 +78,9 @@ func (s *shard) readThreads(r *snapReader, dims int, spare []*entry) (slots []*e
 	if err := s.readPostings(r, n); err != nil {
 		return nil, nil, err
 	}
+	loadMark("decode: columns, threads, postings")
 	parts, err := er.decode(spans, r.later)
+	loadMark("decode: entries and checks")
 	if err != nil {
 		return nil, nil, err
 	}

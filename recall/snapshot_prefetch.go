@@ -140,6 +140,7 @@ func colPages(qv []float32, page int) []int {
 // searches' own guard handles the file (snapshot_fault.go).
 func (pf *colPrefetch) touch() {
 	defer close(pf.done)
+	defer loadMark("column prefetch (beside)")
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() { _ = recover() }()
 	var sum byte

@@ -197,6 +197,7 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]st
 		sl.file, sl.dirty = sf.sh.hold(), true // for detachFile; never read from the file
 	}
 	s.text.adopt(sl)
+	loadMark("map messages")
 	pf := s.prefetchCols(sf, meta, emb, qv) // brought in beside the decoding
 	defer pf.release()
 	// The checksum is summed while the part is decoded (every read is
@@ -220,17 +221,24 @@ func (s *shard) readSnapshotFile(sf *snapFile, emb Embedder, qv []float32) ([]st
 			// content pages to the first search and ~9 more to each of
 			// the next hundred calls (issue 14, helper "ord").
 			populateRead(meta)
+			loadMark("populate (beside)")
 		}
-		sum <- partSum(meta, sf.metaCRC)
+		v := partSum(meta, sf.metaCRC)
+		loadMark("checksum (beside)")
+		sum <- v
 	}()
 	vectorless, vp, err := s.readMessages(&snapReader{b: meta}, emb)
+	loadMark("decode")
 	if <-sum != sf.metaCRC {
 		return nil, errSnapChecksum
 	}
+	loadMark("checksum waited")
 	if err != nil {
 		return nil, err
 	}
-	return vectorless, s.mapChunks(sf, vp, pf)
+	err = s.mapChunks(sf, vp, pf)
+	loadMark("map vectors")
+	return vectorless, err
 }
 
 // checksum returns the CRC-32C of b, summed 1 MiB at a time: the
