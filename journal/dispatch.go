@@ -148,8 +148,7 @@ func RunDispatches(ctx context.Context, q Querier, runID string, limit int) ([]D
 		if d.ResultID != "" || d.Seq == 0 {
 			continue
 		}
-		err := q.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = ? AND role = 'tool' AND tool_call_id = ? AND seq > ?)`,
-			d.ThreadID, d.CallID, d.Seq).Scan(&out[i].Answered)
+		err := q.QueryRowContext(ctx, answeredAfterSQL, d.ThreadID, d.CallID, d.Seq).Scan(&out[i].Answered)
 		if err != nil {
 			return nil, fmt.Errorf("journal: list dispatches of run %s: %w", runID, err)
 		}
@@ -296,6 +295,44 @@ func ReadDispatch(ctx context.Context, q Querier, runID, callID string) (Dispatc
 	return d, nil
 }
 
+// The statements that look up the tool messages answering a dispatch's
+// call id (the pairing rule) each seek messages_by_tool_call, the index of
+// results by (thread_id, tool_call_id, seq) (internal/store's migration 19,
+// internal/pgstore's 17). It is partial, over the rows with a non-empty
+// tool_call_id, and a planner uses it only where the statement implies
+// that: a term "tool_call_id = d.call_id" or "= ?" does not (the value is
+// not known when planning: SQLite's plan, and Postgres's generic one), so
+// each also states that tool_call_id is not empty, which changes no answer
+// (a dispatch's call id is a stored call's, never empty). Without it
+// SQLite read every message of the thread from the call on
+// (PendingDispatches, AnsweredBy, DispatchAnswer) or every message stored
+// (RunDispatches: SCAN messages), and Postgres the thread's messages from
+// the call on (TestDispatchLookupsSeekByCall, BenchmarkDispatchLookups).
+const (
+	// answeredAfterSQL: is the call ?2 of thread ?1 made at seq ?3 answered?
+	answeredAfterSQL = `SELECT EXISTS (SELECT 1 FROM messages WHERE thread_id = ? AND role = 'tool'
+		AND tool_call_id = ? AND tool_call_id <> '' AND seq > ?)`
+	// pendingDispatchesSQL: PendingDispatches' rows (thread ?1, up to seq
+	// ?2), less their order.
+	pendingDispatchesSQL = `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
+		WHERE d.thread_id = ? AND d.result_id = ''
+		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
+			AND r.tool_call_id = d.call_id AND r.tool_call_id <> '' AND r.seq > m.seq AND r.seq <= ?)`
+	// answeredBySQL: AnsweredBy's rows (thread ?1 and ?3, call ?2 and ?4,
+	// result at seq ?5 and ?6), less their order.
+	answeredBySQL = `SELECT d.run_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
+		WHERE d.thread_id = ? AND d.call_id = ? AND d.result_id = ''
+		AND m.seq = (SELECT MAX(m2.seq) FROM dispatches d2 JOIN messages m2 ON m2.id = d2.message_id
+			WHERE d2.thread_id = ? AND d2.call_id = ? AND m2.seq < ?)
+		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
+			AND r.tool_call_id = d.call_id AND r.tool_call_id <> '' AND r.seq > m.seq AND r.seq < ?)`
+	// dispatchAnswerSQL: DispatchAnswer's row (run ?1, call ?2).
+	dispatchAnswerSQL = `SELECT r.id FROM dispatches d JOIN messages m ON m.id = d.message_id
+		JOIN messages r ON r.thread_id = d.thread_id AND r.role = 'tool' AND r.tool_call_id = d.call_id AND r.tool_call_id <> ''
+			AND r.seq > m.seq
+		WHERE d.run_id = ? AND d.call_id = ? ORDER BY r.seq LIMIT 1`
+)
+
 // dispatchSelect reads dispatch rows (d) with their call message's seq
 // and tool calls, which come from messages (the message store's table),
 // read in the same statement; scanDispatch scans one of its rows.
@@ -356,11 +393,7 @@ func (j *Journal) UnsettledDispatches(ctx context.Context, threadID string) ([]D
 // For mnemo's own packages: the engine hands out neither its database nor a
 // transaction on it.
 func (j *Journal) PendingDispatches(ctx context.Context, tx *store.Tx, threadID string, upTo int64) ([]Dispatch, error) {
-	st, err := j.stmts.InTx(ctx, tx.Tx, `SELECT d.run_id, d.call_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
-		WHERE d.thread_id = ? AND d.result_id = ''
-		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
-			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq <= ?)`+byRun(tx, `
-		ORDER BY m.seq, d.run_id`))
+	st, err := j.stmts.InTx(ctx, tx.Tx, pendingDispatchesSQL+byRun(tx, ` ORDER BY m.seq, d.run_id`))
 	if err != nil {
 		return nil, fmt.Errorf("journal: list pending dispatches of thread %s: %w", threadID, err)
 	}
@@ -409,13 +442,7 @@ func (j *Journal) DispatchPending(ctx context.Context, messageID, callID string)
 // transaction on it.
 func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, resultSeq int64) ([]Dispatch, error) {
 	tx = store.Bound(tx)
-	rows, err := tx.QueryContext(ctx, `SELECT d.run_id, m.seq FROM dispatches d JOIN messages m ON m.id = d.message_id
-		WHERE d.thread_id = ? AND d.call_id = ? AND d.result_id = ''
-		AND m.seq = (SELECT MAX(m2.seq) FROM dispatches d2 JOIN messages m2 ON m2.id = d2.message_id
-			WHERE d2.thread_id = ? AND d2.call_id = ? AND m2.seq < ?)
-		AND NOT EXISTS (SELECT 1 FROM messages r WHERE r.thread_id = d.thread_id AND r.role = 'tool'
-			AND r.tool_call_id = d.call_id AND r.seq > m.seq AND r.seq < ?)`+byRun(tx, `
-		ORDER BY d.run_id`), threadID, callID, threadID, callID, resultSeq, resultSeq)
+	rows, err := tx.QueryContext(ctx, answeredBySQL+byRun(tx, ` ORDER BY d.run_id`), threadID, callID, threadID, callID, resultSeq, resultSeq)
 	if err != nil {
 		return nil, fmt.Errorf("journal: read dispatches answered in thread %s: %w", threadID, err)
 	}
@@ -443,9 +470,7 @@ func AnsweredBy(ctx context.Context, tx store.Conn, threadID, callID string, res
 // transaction on it.
 func DispatchAnswer(ctx context.Context, tx store.Conn, runID, callID string) (messageID string, ok bool, err error) {
 	tx = store.Bound(tx)
-	err = tx.QueryRowContext(ctx, `SELECT r.id FROM dispatches d JOIN messages m ON m.id = d.message_id
-		JOIN messages r ON r.thread_id = d.thread_id AND r.role = 'tool' AND r.tool_call_id = d.call_id AND r.seq > m.seq
-		WHERE d.run_id = ? AND d.call_id = ? ORDER BY r.seq LIMIT 1`, runID, callID).Scan(&messageID)
+	err = tx.QueryRowContext(ctx, dispatchAnswerSQL, runID, callID).Scan(&messageID)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", false, nil

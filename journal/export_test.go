@@ -41,3 +41,17 @@ func ForgetRunToolsSQL(d store.Dialect, runID string) (string, []any) {
 	lo, hi := toolKeyRange(runID)
 	return d.Text(forgetRunToolsSQLite, forgetRunToolsPostgres), []any{lo, hi}
 }
+
+// DispatchLookups are the statements that look up the tool messages
+// answering a dispatch's call id, with arguments for a pending dispatch of
+// call-1 by run "run" in thread "t" (the tests read their plans).
+var DispatchLookups = []struct {
+	Name  string
+	Query string
+	Args  []any
+}{
+	{"RunDispatches", answeredAfterSQL, []any{"t", "call-1", 1}},
+	{"PendingDispatches", pendingDispatchesSQL, []any{"t", 1 << 40}},
+	{"AnsweredBy", answeredBySQL, []any{"t", "call-1", "t", "call-1", 1 << 40, 1 << 40}},
+	{"DispatchAnswer", dispatchAnswerSQL, []any{"run", "call-1"}},
+}
