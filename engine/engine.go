@@ -60,6 +60,9 @@ type Engine struct {
 	drainBg     context.Context
 	drainCancel context.CancelFunc
 	drainStop   chan struct{}
+	// drainHeld is set while the drainer leaves the outbox alone because
+	// mnemo.db is known damaged (outbox_damage.go).
+	drainHeld atomic.Bool
 
 	closeOnce sync.Once
 	closed    chan struct{}

@@ -134,6 +134,9 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 	// stream of appends the drain never runs dry, and holding the lock
 	// throughout starved erasure (which purges under it) and Reindex.
 	for {
+		if stop != nil && e.drainHeldForDamage() { // outbox_damage.go
+			return store.DamageMarkRecheck, nil
+		}
 		// A caller's drain (SyncIndexes, Check) may wait here for the
 		// background drainer's batch: it gives up when its ctx ends.
 		if err := e.idx.drainMu.LockCtx(ctx); err != nil {
