@@ -46,3 +46,40 @@ func arrayStart(r io.Reader, format string) (*json.Decoder, io.Reader, error) {
 	}
 	return dec, br, nil
 }
+
+// eachRecord reads the array of a LoCoMo or LongMemEval file (format its
+// name) from r, between arrayStart and arrayEnd, and calls record with
+// each element's index and value decoded into a T. An element holding
+// text that is not valid UTF-8 (checkText) is w's problem "[i]" (skipped,
+// or the import's error with Options.Strict) and not decoded; a file that
+// is not such an array, or an element that does not decode, is an error
+// naming the file (and the element: "importer: FILE: [3]: …").
+func eachRecord[T any](w *writer, r io.Reader, format string, record func(i int, v *T) error) error {
+	dec, r, err := arrayStart(r, format)
+	if err != nil {
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
+	}
+	for i := 0; dec.More(); i++ {
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
+		}
+		if err := checkText(raw); err != nil {
+			if perr := w.problem(fmt.Sprintf("[%d]", i), err); perr != nil {
+				return perr
+			}
+			continue
+		}
+		var v T
+		if err := json.Unmarshal(raw, &v); err != nil {
+			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
+		}
+		if err := record(i, &v); err != nil {
+			return err
+		}
+	}
+	if err := arrayEnd(dec, r); err != nil {
+		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
+	}
+	return nil
+}

@@ -82,33 +82,7 @@ func LoCoMoSessions(conv map[string]json.RawMessage) []int {
 // "[image: …]", dia_id and speaker in metadata. A turn's created time is the
 // session date plus its index in seconds, so turns keep their order in time.
 func (w *writer) locomo(r io.Reader) error {
-	dec, r, err := arrayStart(r, "LoCoMo")
-	if err != nil {
-		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
-	}
-	for i := 0; dec.More(); i++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
-		}
-		var s LoCoMoSample
-		if err := checkText(raw); err != nil {
-			if perr := w.problem(fmt.Sprintf("[%d]", i), err); perr != nil {
-				return perr
-			}
-			continue
-		}
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
-		}
-		if err := w.locomoSample(i, &s); err != nil {
-			return err
-		}
-	}
-	if err := arrayEnd(dec, r); err != nil {
-		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
-	}
-	return nil
+	return eachRecord(w, r, "LoCoMo", w.locomoSample)
 }
 
 func (w *writer) locomoSample(i int, s *LoCoMoSample) error {

@@ -59,33 +59,7 @@ func LongMemEvalThreadID(questionID string, index int) string {
 // thread and each turn to a message (message id "<thread>:<turn>"), with the
 // created time taken from haystack_dates plus the turn index in seconds.
 func (w *writer) longmemeval(r io.Reader) error {
-	dec, r, err := arrayStart(r, "LongMemEval")
-	if err != nil {
-		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
-	}
-	for i := 0; dec.More(); i++ {
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
-		}
-		var q LongMemEvalQuestion
-		if err := checkText(raw); err != nil {
-			if perr := w.problem(fmt.Sprintf("[%d]", i), err); perr != nil {
-				return perr
-			}
-			continue
-		}
-		if err := json.Unmarshal(raw, &q); err != nil {
-			return fmt.Errorf("importer: %s: [%d]: %w", w.rep.File, i, err)
-		}
-		if err := w.longmemevalQuestion(i, &q); err != nil {
-			return err
-		}
-	}
-	if err := arrayEnd(dec, r); err != nil {
-		return fmt.Errorf("importer: %s: %w", w.rep.File, err)
-	}
-	return nil
+	return eachRecord(w, r, "LongMemEval", w.longmemevalQuestion)
 }
 
 func (w *writer) longmemevalQuestion(i int, q *LongMemEvalQuestion) error {
