@@ -211,31 +211,62 @@ var commands = map[string]command{
 // errUsage marks a usage error: the command printed a hint, exit 2.
 var errUsage = errors.New("usage")
 
-// Run parses global flags, dispatches and returns the exit code.
+// Run parses the global flags, dispatches and returns the exit code, in
+// stages: the global flags parsed (parseGlobal) and applied to m
+// (setGlobal), then the command named run (runCommand).
 func (m *Main) Run(ctx context.Context, args []string) int {
-	fs := flag.NewFlagSet("mnemo", flag.ContinueOnError)
-	fs.SetOutput(m.Stderr)
-	dir := fs.String("dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
-	db := fs.String("db", "", "Postgres URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE, instead of a data directory (default $MNEMO_DB)")
-	emb := fs.String("embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
-	showVersion := fs.Bool("version", false, "print the version and exit")
-	underLoad := fs.Bool("migrate-under-load", false, "Postgres: migrate an older schema even while processes of older mnemo builds use it (then run mnemo reindex once they are stopped)")
+	g := newGlobalArgs()
+	if code, done := m.parseGlobal(ctx, g, args); done {
+		return code
+	}
+	if code := m.setGlobal(g); code != 0 {
+		return code
+	}
+	return m.runCommand(ctx, g, args)
+}
+
+// globalArgs are the values of mnemo's global flags (globalFlags), on their FlagSet.
+type globalArgs struct {
+	fs                *flag.FlagSet
+	dir, db, embedder string
+	version           bool // --version: mnemo version
+	migrateUnderLoad  bool
+}
+
+// newGlobalArgs defines the global flags on a FlagSet of their own, which
+// prints nothing: parseGlobal says a refused flag itself.
+func newGlobalArgs() *globalArgs {
+	g := &globalArgs{fs: flag.NewFlagSet("mnemo", flag.ContinueOnError)}
+	fs := g.fs
+	fs.StringVar(&g.dir, "dir", "", "data directory (default $MNEMO_DIR or "+engine.DefaultDir+")")
+	fs.StringVar(&g.db, "db", "", "Postgres URL, postgres://USER:PASSWORD@HOST:PORT/DATABASE, instead of a data directory (default $MNEMO_DB)")
+	fs.StringVar(&g.embedder, "embedder", "", "embedder: auto, hash-384, use-lite or openai (default $MNEMO_EMBEDDER, else auto: use-lite when installed, else hash-384)")
+	fs.BoolVar(&g.version, "version", false, "print the version and exit")
+	fs.BoolVar(&g.migrateUnderLoad, "migrate-under-load", false, "Postgres: migrate an older schema even while processes of older mnemo builds use it (then run mnemo reindex once they are stopped)")
 	// The flag package's own error line ("flag needs an argument: -dir")
 	// is said again below as every usage error is: "mnemo: " and the flag
 	// spelled --dir.
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	if err := fs.Parse(args); err != nil {
+	return g
+}
+
+// parseGlobal parses the global flags from args into g. done reports that
+// the command line ends there, code its exit code: 0 after -h (the help
+// printed), 2 after a flag refused (said on standard error, with the
+// usage line), --dir or --db given empty, or --embedder given empty.
+func (m *Main) parseGlobal(ctx context.Context, g *globalArgs, args []string) (code int, done bool) {
+	if err := g.fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			m.usageTo(m.Stdout)
-			return 0
+			return 0, true
 		}
 		// The usage line and where the rest is: the whole help (some 40
 		// lines) buried the error line above it.
 		hint := commandFlagHint(ctx, args, err)
 		near := ""
 		if hint == "" {
-			near = flagNear(fs, err) // mnemo --dri ./x threads
+			near = flagNear(g.fs, err) // mnemo --dri ./x threads
 		}
 		fmt.Fprintf(m.Stderr, "mnemo: %s%s\n", flagName.ReplaceAllString(err.Error(), "$1--$2"), near)
 		if hint != "" {
@@ -244,25 +275,33 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 			fmt.Fprintln(m.Stderr, hint)
 		}
 		fmt.Fprintf(m.Stderr, "%s\nRun 'mnemo help' for the global flags and the commands.\n", usageLine)
-		return 2
+		return 2, true
 	}
-	if err := emptyTargetFlag(fs); err != nil {
+	if err := emptyTargetFlag(g.fs); err != nil {
 		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)
-		return 2
+		return 2, true
 	}
-	if flagGiven(fs, "embedder") && *emb == "" {
+	if flagGiven(g.fs, "embedder") && g.embedder == "" {
 		fmt.Fprintf(m.Stderr, "mnemo: --embedder is empty: give auto, %s, or leave the flag out (then $MNEMO_EMBEDDER, else auto)\n", embedderNames)
-		return 2
+		return 2, true
 	}
-	t, err := chooseTarget(*dir, *db, m.Getenv)
+	return 0, false
+}
+
+// setGlobal sets m's target (chooseTarget: --dir, --db, $MNEMO_DIR,
+// $MNEMO_DB) and embedder (--embedder, else $MNEMO_EMBEDDER) from g, and
+// returns 0, or 2 after saying why it cannot: two targets, or an embedder
+// mnemo does not know.
+func (m *Main) setGlobal(g *globalArgs) int {
+	t, err := chooseTarget(g.dir, g.db, m.Getenv)
 	if err != nil {
 		fmt.Fprintf(m.Stderr, "mnemo: %v\n", err)
 		return 2
 	}
-	m.Dir, m.DB, m.Embedder = t.dir, t.dsn, *emb
-	m.dirFlag = *dir != ""
+	m.Dir, m.DB, m.Embedder = t.dir, t.dsn, g.embedder
+	m.dirFlag = g.dir != ""
 	m.targetImplicit = t.implicit
-	m.migrateUnderLoad = *underLoad
+	m.migrateUnderLoad = g.migrateUnderLoad
 	if m.Embedder == "" {
 		m.Embedder = m.Getenv("MNEMO_EMBEDDER")
 		m.embedderEnv = m.Embedder != ""
@@ -271,8 +310,17 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 		fmt.Fprintf(m.Stderr, "mnemo: unknown embedder %q (from --embedder or $MNEMO_EMBEDDER; want auto, %s)\n", m.Embedder, embedderNames)
 		return 2
 	}
+	return 0
+}
+
+// runCommand runs the command named after the global flags of args (g,
+// parsed), mnemo help's list or a command's flags, and returns the exit
+// code (exitStatus); 2 after saying that no command, or an unknown one,
+// is named.
+func (m *Main) runCommand(ctx context.Context, g *globalArgs, args []string) int {
+	fs := g.fs
 	global := args[:len(args)-fs.NArg()] // the words before the command
-	if *showVersion {
+	if g.version {
 		// mnemo --version is mnemo version, with the words after it as
 		// its arguments: "mnemo --version extra" is refused as "mnemo
 		// version extra" is (it printed the version, extra ignored).
@@ -286,17 +334,7 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	}
 	name := fs.Arg(0)
 	if name == "help" {
-		// mnemo help: the command list; mnemo help COMMAND [SUBCOMMAND]:
-		// its flags.
-		if fs.NArg() == 1 {
-			m.usageTo(m.Stdout)
-			return 0
-		}
-		if _, ok := commands[fs.Arg(1)]; !ok {
-			fmt.Fprintf(m.Stderr, "mnemo: %s\n%s\nRun 'mnemo help' for the commands.\n", unknownCommand(fs.Arg(1), nil, nil), usageLine)
-			return 2
-		}
-		return m.Run(ctx, append(append(append([]string{}, args[:len(args)-fs.NArg()]...), fs.Args()[1:]...), "-h"))
+		return m.help(ctx, fs, args)
 	}
 	cmd, ok := commands[name]
 	if !ok {
@@ -316,74 +354,125 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	defer func() { m.Stdout, m.Stderr = out, errOut }()
 	m.args = fs.Args()[1:]
 	m.global = global
-	err = cmd.new(m).Run(ctx, m.args)
+	err := cmd.new(m).Run(ctx, m.args)
 	m.notes.say(m.Stderr, name) // the threads its engine evicted or expired
 	return m.exitStatus(ctx, name, err)
+}
+
+// help is mnemo help (fs's arguments, after the global flags of args):
+// the command list; mnemo help COMMAND [SUBCOMMAND]: its flags, as
+// COMMAND [SUBCOMMAND] -h prints them.
+func (m *Main) help(ctx context.Context, fs *flag.FlagSet, args []string) int {
+	if fs.NArg() == 1 {
+		m.usageTo(m.Stdout)
+		return 0
+	}
+	if _, ok := commands[fs.Arg(1)]; !ok {
+		fmt.Fprintf(m.Stderr, "mnemo: %s\n%s\nRun 'mnemo help' for the commands.\n", unknownCommand(fs.Arg(1), nil, nil), usageLine)
+		return 2
+	}
+	return m.Run(ctx, append(append(append([]string{}, args[:len(args)-fs.NArg()]...), fs.Args()[1:]...), "-h"))
 }
 
 // exitStatus reports the error of command name (or of its subcommand,
 // Main.sub) and returns the exit code: 0
 // on success or after help, 2 for a usage error (the command printed its
 // hint; a flag value the engine or recall refused gets one here), 1
-// otherwise.
+// otherwise. The error is said once (scrubbed), then the first of
+// usageStatus, whereAdvice, damageAdvice and failureAdvice that knows it
+// says what to do.
 func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 	if m.sub != "" {
 		name = m.sub // "mnemo wm set: read schema: …", not "mnemo wm: …"
 	}
-	if err != nil {
-		// Said once, for a person: without the Go package names the
-		// library's errors begin with, nor the command's name again
-		// ("engine: salvage: …" read "mnemo salvage: salvage: …"), and
-		// never the DSN's password; the chain stays for errors.Is below.
-		text := withoutPackagesBut(scrubDSN(err.Error(), m.DB), m.args)
-		err = &scrubbedError{err, strings.TrimPrefix(text, name+": ")}
+	if err == nil {
+		return 0
 	}
-	var gone *engine.GoneDatabaseError
+	err = m.scrubbed(name, err)
+	if code, ok := m.usageStatus(name, err); ok {
+		return code
+	}
+	if !m.whereAdvice(name, err) && !m.damageAdvice(name, err) {
+		m.failureAdvice(ctx, name, err)
+	}
+	return 1
+}
+
+// scrubbed is err of command name as said once, for a person: without
+// the Go package names the library's errors begin with, nor the command's
+// name again ("engine: salvage: …" read "mnemo salvage: salvage: …"), and
+// never the DSN's password; the chain stays for errors.Is.
+func (m *Main) scrubbed(name string, err error) error {
+	text := withoutPackagesBut(scrubDSN(err.Error(), m.DB), m.args)
+	return &scrubbedError{err, strings.TrimPrefix(text, name+": ")}
+}
+
+// usageStatus says err of command name and returns its exit code when it
+// is not 1 (ok): 0 after help, 2 for a usage error (printed by the
+// command, or a flag's value the engine or recall refused, said here with
+// the hint to the command's flags), exitSkipped for records skipped.
+func (m *Main) usageStatus(name string, err error) (code int, ok bool) {
 	switch {
-	case err == nil:
-		return 0
 	case errors.Is(err, flag.ErrHelp):
-		return 0
+		return 0, true
 	case errors.Is(err, errUsage):
-		return 2
+		return 2, true
 	case errors.As(err, new(*skippedError)):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
-		return exitSkipped
+		return exitSkipped, true
 	case errors.As(err, new(*targetError)), errors.Is(err, errNoAPIKey):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
-		return 2
+		return 2, true
 	case errors.Is(err, errBadEndpoint):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		// A stored mnemo.json's refusal has its What to do, this first.
 		if ee := (*endpointError)(nil); errors.As(err, &ee) && !errors.As(err, new(*storedConfigError)) {
 			fmt.Fprintf(m.Stderr, "What to do: %s.\n", ee.Advice)
 		}
-		return 2
+		return 2, true
 	case errors.Is(err, engine.ErrQueryTooLong):
 		// The query, not a flag: no hint to read the flags.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %s\n", name, strings.Replace(err.Error(), "engine: ", "", 1))
-		return 2
+		return 2, true
 	case errors.Is(err, engine.ErrInvalidInput), errors.Is(err, recall.ErrInvalidOptions), errors.Is(err, recall.ErrInvalidFilter):
 		// A flag's value broke a rule: a usage error.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, commandHelpHint(name))
-		return 2
+		return 2, true
+	}
+	return 0, false
+}
+
+// whereAdvice says err of command name with what to do, and reports
+// whether it did, when the data is not where the command looked: a
+// database file gone, a file of no mnemo schema, a --dir or --db that
+// names no memory.
+func (m *Main) whereAdvice(name string, err error) bool {
+	var gone *engine.GoneDatabaseError
+	switch {
 	case errors.As(err, &gone):
 		// Not the hint below: a write would create a new, empty database.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, goneAdvice(gone))
-		return 1
 	case errors.Is(err, engine.ErrNoSchema):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: check --dir (or $MNEMO_DIR): if %s is another program's database, point --dir at mnemo's data directory; if it was mnemo's, stop every process using %s and restore %s from a backup (%s). No command writes mnemo's schema into it.\n",
 			name, err, engine.DatabaseFile, m.Dir, engine.DatabaseFile, backupsDoc)
-		return 1
 	case errors.Is(err, engine.ErrNotDataDir) && m.DB != "":
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --db (or $MNEMO_DB): its database and search_path; mnemo's tables are created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
-		return 1
 	case errors.Is(err, engine.ErrNotDataDir) && m.creates():
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR): it must name a directory, or a path where one can be created.\n", name, err)
-		return 1
 	case errors.Is(err, engine.ErrNotDataDir):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nCheck --dir (or $MNEMO_DIR); a data directory is created by writing to it (mnemo ingest, mnemo wm set, mnemo serve, mnemo mcp).\n", name, err)
-		return 1
+	default:
+		return false
+	}
+	return true
+}
+
+// damageAdvice says err of command name with what to do, and reports
+// whether it did, when a file of the database is not what SQLite wrote: a
+// write-ahead log or its index that is not a file, a mnemo.db that is
+// none, cut to nothing or damaged, a salvage interrupted.
+func (m *Main) damageAdvice(name string, err error) bool {
+	switch {
 	case errors.Is(err, engine.ErrWALNotFile):
 		file, what := engine.DatabaseFile+"-wal", "write-ahead log"
 		if we := new(store.WALNotFileError); errors.As(err, &we) && we.Index {
@@ -391,41 +480,43 @@ func (m *Main) exitStatus(ctx context.Context, name string, err error) int {
 		}
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: %s is not at fault: its %s %s is not a file SQLite wrote. Stop every process using %s, move %s aside (out of %s; nothing is read or written through it), then run the command again.\n",
 			name, err, engine.DatabaseFile, what, file, m.Dir, file, m.Dir)
-		return 1
 	case errors.Is(err, engine.ErrDatabaseNotFile):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: it holds no database, and mnemo salvage cannot read it: stop every process using %s, move it away, restore %s from a backup (%s; and delete %s-wal and %s-shm beside it), then rebuild the indexes from it: %s\n",
 			name, err, m.Dir, engine.DatabaseFile, backupsDoc, engine.DatabaseFile, engine.DatabaseFile, m.target().mnemo("reindex"))
-		return 1
 	case errors.Is(err, engine.ErrSalvageInterrupted):
 		// The engine's error names the directory but no command: the
 		// command names the memory as the user's own did (target.mnemo).
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\nWhat to do: to finish the salvage, run: %s\n", name, err, m.target().mnemo("salvage"))
-		return 1
 	case errors.Is(err, engine.ErrDatabaseEmpty):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		printEmptyAdvice(m.Stderr, m.target())
-		return 1
 	case (errors.Is(err, engine.ErrDatabaseCorrupt) || store.IsCorrupt(err)) && !errors.As(err, new(*engine.CheckError)):
 		// The open could not read mnemo.db at all, or a later query met
 		// a damaged page the open did not read (check's own findings
 		// were printed with this advice by check).
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
 		printCorruptAdvice(m.Stderr, m.target(), name != "salvage")
-		return 1
+	default:
+		return false
+	}
+	return true
+}
+
+// failureAdvice says any other err of command name: with how to get the
+// data out of a full disk, with what holds a locked database, as
+// interrupted when ctx was cancelled, else as it is.
+func (m *Main) failureAdvice(ctx context.Context, name string, err error) {
+	switch {
 	case errors.Is(err, engine.ErrNoSpace) && m.DB == "" && name != "backup" && name != "salvage":
 		// How to get the data out while the disk stays full (readme51):
 		// a backup writes only at its destination.
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, noSpaceAdvice(m.target()))
-		return 1
 	case errors.Is(err, engine.ErrDatabaseLocked):
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n%s\n", name, err, lockedAdvice(m.Dir))
-		return 1
 	case ctx.Err() != nil && errors.Is(err, context.Canceled):
 		fmt.Fprintf(m.Stderr, "mnemo %s: interrupted: %v\n", name, err)
-		return 1
 	default:
 		fmt.Fprintf(m.Stderr, "mnemo %s: %v\n", name, err)
-		return 1
 	}
 }
 
