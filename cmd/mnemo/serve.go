@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
@@ -32,36 +33,23 @@ type ServeCommand struct{ *Main }
 // Run is `mnemo serve`: it owns the data directory (a flock on
 // serve.lock; other commands on it fail at once) and serves the HTTP API
 // until SIGINT or SIGTERM, then lets in-flight requests finish (up to
-// serveDrain, 20 s) and closes the engine.
+// serveDrain, 20 s) and closes the engine. Its stages: the flags and the
+// token file read (parseArgs), the configuration read and checked
+// (servedConfig), the address listened on and the directory locked, the
+// engine opened with the event log, the expiry sweep started, the server
+// built (newServer) and announced, then served.
 func (c *ServeCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("serve", "")
-	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
-	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (docs/serve.md)`)
-	configFile := fs.String("config", "", "memory configuration (JSON: "+configMembers+"); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
-	if err := parse(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 0 {
-		return c.noArgs(fs, "")
-	}
-	if err := c.checkGiven(fs, "--tokens", "a token file (without one every request is the operator's)", "--config", "a configuration file"); err != nil {
-		return err
-	}
-	var tokens *server.Tokens
-	if *tokensFile != "" {
-		var err error
-		if tokens, err = server.LoadTokens(*tokensFile); err != nil {
-			return err
-		}
-		c.warnOpenTokenFile(*tokensFile)
-	}
-	// The configuration is read and checked before anything is created:
-	// a refused one leaves the data directory as it was.
-	mc, cfg, err := c.servedConfig(ctx, *configFile)
+	a, err := c.parseArgs(args)
 	if err != nil {
 		return err
 	}
-	ln, err := c.listen(fs, *listen, tokens != nil)
+	// The configuration is read and checked before anything is created:
+	// a refused one leaves the data directory as it was.
+	mc, cfg, err := c.servedConfig(ctx, a.configFile)
+	if err != nil {
+		return err
+	}
+	ln, err := c.listen(a.fs, a.listen, a.tokens != nil)
 	if err != nil {
 		return c.busy(err)
 	}
@@ -84,37 +72,91 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 	events := startEventLog(log)
 	defer events.Stop()
 	cfg.Events = events.ch
-	e, err := c.openServed(ctx, cfg, mc, *configFile)
+	e, err := c.openServed(ctx, cfg, mc, a.configFile)
 	if err != nil {
 		release(true) // the engine did not open: no serve.lock (nor a directory) left behind
 		return err
 	}
 	defer release(false)
 	defer e.Close()
-	var maxBody int64
-	var maxConns int
-	if mc.Server != nil {
-		maxBody, maxConns = mc.Server.MaxBodyBytes, mc.Server.MaxConnections
-	}
 	requestTimeout, err := mc.Server.requestTimeout() // checked with the configuration (checkServed)
 	if err != nil {
 		return err
 	}
 	stopSweep := c.startSweep(ctx, e, log, mc) // lifecycle.go: expiry every lifecycle.sweepEvery
 	defer stopSweep()
+	srv, err := newServer(e, a.tokens, log, mc.Server, requestTimeout)
+	if err != nil {
+		return err
+	}
+	events.alsoTo(srv.CountEvent)
+	c.announce(url, a.tokens != nil)
+	if err := srv.Serve(ctx, ln); err != nil {
+		return err
+	}
+	fmt.Fprintf(c.Stderr, "mnemo serve: stopped; closing the engine\n")
+	stopSweep()
+	return e.Close()
+}
+
+// serveArgs is what `mnemo serve` was asked, its flags checked.
+type serveArgs struct {
+	fs         *flag.FlagSet  // listen's value error names its flag
+	listen     string         // --listen
+	configFile string         // --config, "" for none
+	tokens     *server.Tokens // --tokens' file, read; nil without it
+}
+
+// parseArgs parses the flags of `mnemo serve` from args and reads the
+// token file: a usage error for an argument, a value error for a flag
+// given empty, the token file's error as server.LoadTokens says it.
+func (c *ServeCommand) parseArgs(args []string) (serveArgs, error) {
+	fs := c.flags("serve", "")
+	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
+	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (docs/serve.md)`)
+	configFile := fs.String("config", "", "memory configuration (JSON: "+configMembers+"); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
+	if err := parse(fs, args); err != nil {
+		return serveArgs{}, err
+	}
+	if fs.NArg() != 0 {
+		return serveArgs{}, c.noArgs(fs, "")
+	}
+	if err := c.checkGiven(fs, "--tokens", "a token file (without one every request is the operator's)", "--config", "a configuration file"); err != nil {
+		return serveArgs{}, err
+	}
+	a := serveArgs{fs: fs, listen: *listen, configFile: *configFile}
+	if *tokensFile != "" {
+		var err error
+		if a.tokens, err = server.LoadTokens(*tokensFile); err != nil {
+			return serveArgs{}, err
+		}
+		c.warnOpenTokenFile(*tokensFile)
+	}
+	return a, nil
+}
+
+// newServer is the HTTP server of e: the API with tokens (nil: every
+// request the operator's), /mcp and the inspector mounted, its bounds from
+// sc (nil: the defaults) and requestTimeout, its access lines on log.
+func newServer(e *engine.Engine, tokens *server.Tokens, log *slog.Logger, sc *serverConfig, requestTimeout time.Duration) (*server.Server, error) {
+	var maxBody int64
+	var maxConns int
+	if sc != nil {
+		maxBody, maxConns = sc.MaxBodyBytes, sc.MaxConnections
+	}
 	// The inspector's sign-in sessions live in this process: a restart
 	// ends every one (docs/serve.md, "The inspector").
 	sessions, err := server.NewSessions(server.SessionOptions{})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// One budget of failed authentications per client address for the
 	// API, /mcp and the sign-in form (docs/serve.md, "Failed tokens").
 	limiter, err := server.NewAuthLimiter(server.AuthLimitOptions{Logger: log})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	srv, err := server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, MaxConns: maxConns, RequestTimeout: requestTimeout, Version: version(),
+	return server.New(server.Config{Engine: e, Tokens: tokens, Sessions: sessions, AuthLimiter: limiter, Logger: log, MaxBodyBytes: maxBody, MaxConns: maxConns, RequestTimeout: requestTimeout, Version: version(),
 		ShutdownTimeout: serveDrain, // signals.go: inside the CLI's serveStopGrace
 		Mount: map[string]func(*server.Principal) http.Handler{
 			"/mcp": mcpserver.Handler(e, mcpserver.Options{Version: version(), Logger: log, ToolTimeout: requestTimeout}),
@@ -124,20 +166,16 @@ func (c *ServeCommand) Run(ctx context.Context, args []string) error {
 		LoginPath:   inspector.LoginPath,
 		CookieMount: "/ui/",
 	})
-	if err != nil {
-		return err
-	}
-	events.alsoTo(srv.CountEvent)
+}
+
+// announce says on standard error where the server at url listens, what
+// it serves there and, without tokens, that every request is the
+// operator's.
+func (c *ServeCommand) announce(url string, haveTokens bool) {
 	fmt.Fprintf(c.Stderr, "mnemo serve: listening on %s (data %s); API %s/v1, MCP %s/mcp, inspector %s/ui/, document %s/openapi.json\n", url, c.target(), url, url, url, url)
-	if tokens == nil {
+	if !haveTokens {
 		fmt.Fprintf(c.Stderr, "mnemo serve: no --tokens: every request acts as the operator (all resources, erasure); listening on loopback only\n")
 	}
-	if err := srv.Serve(ctx, ln); err != nil {
-		return err
-	}
-	fmt.Fprintf(c.Stderr, "mnemo serve: stopped; closing the engine\n")
-	stopSweep()
-	return e.Close()
 }
 
 // listen opens the listener, refusing an address beyond loopback without
