@@ -148,13 +148,13 @@ func (c *WMCommand) parseSub(sub string, args []string) (*flag.FlagSet, *wmFlags
 
 // runSub runs `mnemo wm get|history|set`: it resolves the working memory
 // of the key (the stored configuration, else the mode the flags or the
-// stored state give) and hands it to do.
+// stored state give: memoryByMode) and hands it to do.
 func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error {
 	fs, f, err := c.parseSub(sub, args)
 	if err != nil {
 		return err
 	}
-	thread, resource, asJSON, schemaFile, markdown, noValidate := f.thread, f.resource, f.asJSON, f.schemaFile, f.markdown, f.noValidate
+	thread, resource, schemaFile, markdown := f.thread, f.resource, f.schemaFile, f.markdown
 	cfg := working.Config{Scope: working.ScopeThread}
 	key := working.ThreadKey(*thread)
 	if *resource != "" {
@@ -189,64 +189,95 @@ func (c *WMCommand) runSub(ctx context.Context, sub string, args []string) error
 		mem = nil
 	}
 	if mem == nil {
-		stored, isStored, err := e.StoredWorkingMode(ctx, key)
-		if err != nil {
-			return err
-		}
-		switch {
-		case *schemaFile != "":
-			raw, err := readConfigFile(*schemaFile) // bounded: /dev/zero was read until memory ran out
-			if err != nil {
-				return fmt.Errorf("read schema: %w", err)
-			}
-			if err := jsonkey.Text(raw); err != nil {
-				// A byte-order mark was "invalid character 'ï'".
-				return fmt.Errorf("invalid schema: %s: %w", *schemaFile, err)
-			}
-			if detail := jsonFileSyntax(raw, "a JSON Schema object"); detail != "" {
-				return fmt.Errorf("invalid schema: %s: %s", *schemaFile, detail)
-			}
-			cfg.Mode, cfg.Schema = working.ModeSchema, raw
-		case *markdown:
-			cfg.Mode = working.ModeTemplate
-		case isStored:
-			cfg.Mode = stored
-			if sub == "set" && stored == working.ModeSchema && !*noValidate {
-				return c.valuef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
-			}
-			if sub == "set" && stored == working.ModeTemplate && *noValidate {
-				return c.valuef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
-			}
-		case sub == "set" && *noValidate:
-			cfg.Mode = working.ModeSchema // the first state: a JSON object, shape checked only
-		case sub == "set":
-			return c.valuef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
-		default:
-			if sub == "history" && *asJSON {
-				return c.printHistory(nil, true) // [], as a key with versions gives a list
-			}
-			if *asJSON {
-				return c.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
-			}
-			if *f.raw { // no content to write: the exit status says so
-				return fmt.Errorf("%s: no working memory stored", key)
-			}
-			fmt.Fprintf(c.Stdout, "%s: no working memory stored\n", key)
-			return nil
-		}
-		if cfg.Mode == working.ModeSchema && len(cfg.Schema) == 0 {
-			cfg.Schema = json.RawMessage(`{"type":"object"}`) // no schema at hand: check the shape only
-		}
-		if mem, err = e.OpenWorkingMemory(cfg); err != nil {
+		var said bool
+		if mem, said, err = c.memoryByMode(ctx, e, fs, sub, f, key, &cfg); err != nil || said {
 			return err
 		}
 	}
-	if err := c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *asJSON, *f.raw); err != nil {
+	if err := c.do(ctx, sub, mem, key, fs.Arg(0), cfg.Mode == working.ModeSchema && *schemaFile == "", *f.limit, *f.asJSON, *f.raw); err != nil {
 		return err
 	}
 	if sub == "set" && *resource != "" {
 		c.noteNoThreads(ctx, e, *resource)
 	}
+	return nil
+}
+
+// memoryByMode opens the working memory of key in the mode that --schema
+// or --markdown give, else the stored state's, else, for wm set, that of
+// --no-validate; cfg (its scope set) gets the mode and schema. said
+// reports that wm get or history said instead that key holds no state
+// (noState), mem then nil. A value error (fs) names the flag wm set needs
+// or the one that does not fit the stored state.
+func (c *WMCommand) memoryByMode(ctx context.Context, e *engine.Engine, fs *flag.FlagSet, sub string, f *wmFlags, key string, cfg *working.Config) (mem *working.Memory, said bool, err error) {
+	stored, isStored, err := e.StoredWorkingMode(ctx, key)
+	if err != nil {
+		return nil, false, err
+	}
+	switch {
+	case *f.schemaFile != "":
+		raw, err := readSchema(*f.schemaFile)
+		if err != nil {
+			return nil, false, err
+		}
+		cfg.Mode, cfg.Schema = working.ModeSchema, raw
+	case *f.markdown:
+		cfg.Mode = working.ModeTemplate
+	case isStored:
+		cfg.Mode = stored
+		if sub == "set" && stored == working.ModeSchema && !*f.noValidate {
+			return nil, false, c.valuef(fs, "%s holds a schema-mode state: give --schema SCHEMA.json to validate the new state, or --no-validate", key)
+		}
+		if sub == "set" && stored == working.ModeTemplate && *f.noValidate {
+			return nil, false, c.valuef(fs, "%s holds a template-mode (markdown) state: --no-validate is for schema-mode states; say --markdown", key)
+		}
+	case sub == "set" && *f.noValidate:
+		cfg.Mode = working.ModeSchema // the first state: a JSON object, shape checked only
+	case sub == "set":
+		return nil, false, c.valuef(fs, "%s has no working memory yet: say --schema SCHEMA.json, --no-validate (a JSON object) or --markdown", key)
+	default:
+		return nil, true, c.noState(sub, key, f)
+	}
+	if cfg.Mode == working.ModeSchema && len(cfg.Schema) == 0 {
+		cfg.Schema = json.RawMessage(`{"type":"object"}`) // no schema at hand: check the shape only
+	}
+	mem, err = e.OpenWorkingMemory(*cfg)
+	return mem, false, err
+}
+
+// readSchema reads the JSON Schema file path of wm --schema, bounded
+// (readConfigFile: /dev/zero was read until memory ran out): an error
+// "read schema: …", or "invalid schema: PATH: …" for a file that is not
+// JSON text (a byte-order mark was "invalid character 'ï'") or not one
+// JSON value.
+func readSchema(path string) (json.RawMessage, error) {
+	raw, err := readConfigFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read schema: %w", err)
+	}
+	if err := jsonkey.Text(raw); err != nil {
+		return nil, fmt.Errorf("invalid schema: %s: %w", path, err)
+	}
+	if detail := jsonFileSyntax(raw, "a JSON Schema object"); detail != "" {
+		return nil, fmt.Errorf("invalid schema: %s: %s", path, detail)
+	}
+	return raw, nil
+}
+
+// noState is wm get's or history's answer for key holding no state: with
+// --json an empty history or an unstored version 0, with --raw an error
+// (no content to write: the exit status says so), else a line saying so.
+func (c *WMCommand) noState(sub, key string, f *wmFlags) error {
+	if sub == "history" && *f.asJSON {
+		return c.printHistory(nil, true) // [], as a key with versions gives a list
+	}
+	if *f.asJSON {
+		return c.printJSON(map[string]any{"key": key, "version": 0, "stored": false})
+	}
+	if *f.raw {
+		return fmt.Errorf("%s: no working memory stored", key)
+	}
+	fmt.Fprintf(c.Stdout, "%s: no working memory stored\n", key)
 	return nil
 }
 
