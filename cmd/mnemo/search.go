@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -96,8 +97,46 @@ func unknownQueryDetail(quoted string) string {
 // environment and the global flags.
 type SearchCommand struct{ *Main }
 
-// Run parses the flags of `mnemo search` from args and runs it.
+// Run parses the flags of `mnemo search` from args and runs it: the
+// flags checked (parseArgs), then the --queries file searched
+// (searchBatch), or the QUERY, printed as JSON (searchJSON) or as a table
+// (printSearch).
 func (c *SearchCommand) Run(ctx context.Context, args []string) error {
+	a, err := c.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.CloseContext(ctx)
+	if a.queries != "" {
+		return c.searchBatch(ctx, e, a.queries, *a.opts, a.at, a.scopeGiven)
+	}
+	req := engine.SearchRequest{ResourceID: a.resource, ThreadID: a.thread, Query: a.query, Options: *a.opts, At: a.at}
+	if a.asJSON {
+		return c.searchJSON(ctx, e, req)
+	}
+	return c.printSearch(ctx, e, req)
+}
+
+// searchArgs is what `mnemo search` was asked, its flags checked.
+type searchArgs struct {
+	resource, thread string          // --resource, --thread
+	queries          string          // --queries FILE.jsonl, "" for a QUERY
+	query            string          // the QUERY: the arguments, joined by spaces
+	asJSON           bool            // --json
+	opts             *recall.Options // the recall flags'; ScopeThread with --thread
+	at               time.Time       // --at, zero for now
+	scopeGiven       bool            // --scope was given
+}
+
+// parseArgs parses the flags of `mnemo search` from args and checks them:
+// a value error for a recall flag's value, a usage error for what is
+// missing or does not go together (a QUERY and --queries, --thread and
+// --scope resource).
+func (c *SearchCommand) parseArgs(args []string) (searchArgs, error) {
 	fs := c.flags("search", "(--resource R QUERY | --queries FILE.jsonl)")
 	resource := fs.String("resource", "", "resource to search (required unless --queries)")
 	thread := fs.String("thread", "", "search this thread only (--scope thread; a --queries line's thread likewise, unless --scope resource)")
@@ -105,63 +144,65 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print JSON")
 	rf := addRecallFlags(fs, fmt.Sprintf("hits before range expansion (0: the default, %d)", recall.DefaultTopK))
 	if err := parse(fs, args); err != nil {
-		return err
+		return searchArgs{}, err
 	}
 	if rf.topK == 0 {
 		rf.topK = recall.DefaultTopK
 	}
 	opts, err := rf.options()
 	if err != nil {
-		return c.valuef(fs, "%v", err)
+		return searchArgs{}, c.valuef(fs, "%v", err)
 	}
 	at, err := rf.queryTime()
 	if err != nil {
-		return c.valuef(fs, "%v", err)
+		return searchArgs{}, c.valuef(fs, "%v", err)
 	}
+	a := searchArgs{resource: *resource, thread: *thread, queries: *queries, query: strings.Join(fs.Args(), " "),
+		asJSON: *asJSON, opts: opts, at: at, scopeGiven: flagGiven(fs, "scope")}
+	if err := c.checkArgs(fs, a); err != nil {
+		return searchArgs{}, err
+	}
+	if a.thread != "" {
+		a.opts.Scope = recall.ScopeThread // --thread T means the search of thread T, as memory_search's threadId does
+	}
+	return a, nil
+}
+
+// checkArgs checks a, parsed from fs: the ids given, and a QUERY with
+// --resource (and --thread for --scope thread), or --queries alone.
+func (c *SearchCommand) checkArgs(fs *flag.FlagSet, a searchArgs) error {
 	need := "" // --queries takes each line's resource
-	if *queries == "" {
+	if a.queries == "" {
 		need = "search needs --resource and a QUERY, or --queries FILE"
 	}
-	if err := c.checkNeededIDs(fs, need, "--resource", *resource); err != nil {
+	if err := c.checkNeededIDs(fs, need, "--resource", a.resource); err != nil {
 		return err // first: --resource "" is empty, not missing
 	}
-	if err := c.checkIDs(fs, "--thread", *thread); err != nil {
+	if err := c.checkIDs(fs, "--thread", a.thread); err != nil {
 		return err
 	}
 	if err := c.checkGiven(fs, append([]string{"--queries", "a FILE.jsonl"}, givenRecallFlags...)...); err != nil {
 		return err
 	}
-	if *queries == "" && (*resource == "" || fs.NArg() == 0) {
+	switch {
+	case a.queries == "" && (a.resource == "" || fs.NArg() == 0):
 		return c.usagef(fs, "%s", need)
-	}
-	if *queries == "" && strings.TrimSpace(strings.Join(fs.Args(), " ")) == "" {
+	case a.queries == "" && strings.TrimSpace(a.query) == "":
 		return c.usagef(fs, "the QUERY is empty")
-	}
-	if *queries == "" && opts.Scope == recall.ScopeThread && *thread == "" {
+	case a.queries == "" && a.opts.Scope == recall.ScopeThread && a.thread == "":
 		return c.usagef(fs, "--scope thread needs --thread")
-	}
-	if *queries != "" && (*thread != "" || *resource != "") {
+	case a.queries != "" && (a.thread != "" || a.resource != ""):
 		return c.usagef(fs, "--queries takes each line's resource and thread: leave --resource and --thread out")
+	case a.thread != "" && a.scopeGiven && a.opts.Scope != recall.ScopeThread:
+		return c.usagef(fs, "--thread confines the search to a thread, --scope %s searches the whole resource: leave one out", a.opts.Scope)
 	}
-	scopeGiven := flagGiven(fs, "scope")
-	if *thread != "" && scopeGiven && opts.Scope != recall.ScopeThread {
-		return c.usagef(fs, "--thread confines the search to a thread, --scope %s searches the whole resource: leave one out", opts.Scope)
-	}
-	if *thread != "" {
-		opts.Scope = recall.ScopeThread // --thread T means the search of thread T, as memory_search's threadId does
-	}
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.CloseContext(ctx)
-	if *queries != "" {
-		return c.searchBatch(ctx, e, *queries, *opts, at, scopeGiven)
-	}
-	req := engine.SearchRequest{ResourceID: *resource, ThreadID: *thread, Query: strings.Join(fs.Args(), " "), Options: *opts, At: at}
-	if *asJSON {
-		return c.searchJSON(ctx, e, req)
-	}
+	return nil
+}
+
+// printSearch prints the hits of req as a table: how each channel
+// retrieved, the legend of the scores, then the hits, with a hint when
+// the indexes lag and a note when the scope holds nothing.
+func (c *SearchCommand) printSearch(ctx context.Context, e *engine.Engine, req engine.SearchRequest) error {
 	// Each preview is written from the first characters of its message
 	// (SearchPreviews): a search of --top-k 1000 over messages of 200 KB
 	// read 120 MB to show 1000 previews of a line each, and refused past
@@ -181,12 +222,12 @@ func (c *SearchCommand) Run(ctx context.Context, args []string) error {
 	if r.Note != "" {
 		fmt.Fprintf(c.Stdout, "note: %s\n", r.Note)
 	}
-	printLegend(c.Stdout, searchScores(*opts, e.RecallTuning(), r, hits).legend(hitScores(hits))...)
+	printLegend(c.Stdout, searchScores(req.Options, e.RecallTuning(), r, hits).legend(hitScores(hits))...)
 	catchUpHint(c.Stderr, "search", c.target(), r.Lexical, r.Vector)
-	if err := printHits(c.Stdout, hits, text, opts.MessageRange != recall.Range{}); err != nil {
+	if err := printHits(c.Stdout, hits, text, req.Options.MessageRange != recall.Range{}); err != nil {
 		return err
 	}
-	c.noteEmptyScope(ctx, e, "", len(hits), *resource, *thread)
+	c.noteEmptyScope(ctx, e, "", len(hits), req.ResourceID, req.ThreadID)
 	return nil
 }
 
