@@ -10,9 +10,11 @@ import (
 // a long flag and its value apart by a blank (--password X; --password=X
 // is an assignment), and the short flags of the commands whose -p, -a or
 // -P takes a password (docker login -p X, sshpass -p X, mysql -pX,
-// redis-cli -a X, sqlcmd -P X, openssl enc -k X), and openssl's password
-// sources (-pass pass:X, cliOpenSSLPass). Before (red62), all of these
-// were stored in clear; sshpass -pX glued and openssl's until red66.
+// redis-cli -a X, sqlcmd -P X, openssl enc -k X, -K hex, dgst -hmac X),
+// and openssl's password sources (-pass pass:X, cliOpenSSLPass). Before
+// (red62), all of these were stored in clear; sshpass -pX glued and
+// openssl's until red66, docker login -pX glued and openssl's keys until
+// red67.
 func cliRules() []Rule {
 	return []Rule{
 		{Name: "cli-secret-flag", Pattern: cliFlag, Replacement: "${keep}${q}" + RedactionMark + "${q}",
@@ -48,22 +50,27 @@ var cliFlag = regexp.MustCompile(`(?im)(?P<keep>(?:^|[ \t])--?(?:[a-z0-9]+[-_])*
 
 // cliShort is cli-password-short's pattern: a command whose short flag
 // takes a password, its other arguments on the line (no pipe, ';' or
-// '&' between), then the flag and the value: -p and a blank after docker,
-// podman, nerdctl, buildah, skopeo, helm (registry) or oras login and
-// sshpass; -p glued to the value after mysql, mysqldump, mysqladmin,
+// '&' between), then the flag and the value: -p after docker, podman,
+// nerdctl, buildah, skopeo, helm (registry) or oras login, the value
+// after a blank, '=' or glued (docker login -pX: pflag, their flag
+// parser, reads a shorthand's value so; red67: it was stored in clear),
+// and -p glued to the value after mysql, mysqldump, mysqladmin,
 // mariadb (mysql -p alone asks for it; -P is the port), or apart by a
 // blank (group gap: mysql then reads the word as the database, and
 // cliShortValue keeps one shaped like a database name); -a after
-// redis-cli; -P after sqlcmd; -k after openssl (enc's password; -kfile
-// names a file).
+// redis-cli; -P after sqlcmd; after openssl, -k (enc's password;
+// -kfile names a file), -K (enc's raw key in hex; -iv, the IV, is no
+// secret and stays), -hmac (dgst's HMAC key) and -macopt key: or hexkey:
+// (the key of -mac HMAC; openssl-mac(1)): red67, the last three were
+// stored in clear.
 //
 // sshpass's -p is one of the options before the command it runs
 // (sshpassOpts: sshpass stops reading options there), its value apart by
 // a blank or glued (sshpass -phunter, as getopt reads it): a -p of the
 // command (sshpass -f pw ssh -p 2222 host) is that command's, a port.
-var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+registry)?[ \t]+login)\b[^\r\n|;&]*?[ \t]-p[ \t]+)` + cliValueForm +
+var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+registry)?[ \t]+login)\b[^\r\n|;&]*?[ \t]-p(?:[ \t]+|=)?)` + cliValueForm +
 	`|(?P<keep>\b(?i:sshpass)` + sshpassOpts + `[ \t]+-p[ \t]*)` + cliValueForm +
-	`|(?P<keep>\bopenssl\b[^\r\n|;&]*?[ \t]-k[ \t]+)` + cliValueForm +
+	`|(?P<keep>\bopenssl\b[^\r\n|;&]*?[ \t](?:-[kK][ \t]+|-hmac[ \t]+|-macopt[ \t]+(?:hex)?key:))` + cliValueForm +
 	`|(?P<keep>\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\r\n|;&]*?[ \t]-p(?P<gap>[ \t]+)?)` + cliValueForm +
 	`|(?P<keep>\bredis-cli\b[^\r\n|;&]*?[ \t]-a[ \t]+)` + cliValueForm +
 	`|(?P<keep>\bsqlcmd\b[^\r\n|;&]*?[ \t]-P[ \t]+)` + cliValueForm)

@@ -124,3 +124,31 @@ func TestRedactCommandLineOpenSSL(t *testing.T) {
 		{"sshpass-command-port-kept", "sshpass -f ~/.pw ssh -p 2222 bob@host; sshpass -e ssh -p2222 bob@host", "sshpass -f ~/.pw ssh -p 2222 bob@host; sshpass -e ssh -p2222 bob@host"},
 	})
 }
+
+// TestRedactCommandLineKeys: docker login's password glued to -p or
+// after -p=, and openssl's raw keys (enc -K hex, dgst -hmac X, -macopt
+// key:X or hexkey:hex) are replaced; --password-stdin, a reference, -iv
+// (the IV is no secret), prose about the flags and a port mapping of a
+// later command stay. red67: every replaced row was stored in clear.
+func TestRedactCommandLineKeys(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"docker-login-glued", "docker login -u bob -pS3cretPass registry.example.com", "docker login -u bob -p" + m + " registry.example.com"},
+		{"docker-login-equals", "docker login -p=S3cretPass ghcr.io", "docker login -p=" + m + " ghcr.io"},
+		{"podman-login-glued-lowercase", "podman login -u bob -pcorrecthorse quay.io", "podman login -u bob -p" + m + " quay.io"},
+		{"docker-login-blank", "docker login -p S3cretPass registry.example.com", "docker login -p " + m + " registry.example.com"},
+		{"docker-login-password", "docker login -u bob --password S3cretPass registry.example.com", "docker login -u bob --password " + m + " registry.example.com"},
+		{"openssl-K", "openssl enc -aes-256-cbc -K 000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f -iv 0f0e0d0c0b0a09080706050403020100 -in a -out b",
+			"openssl enc -aes-256-cbc -K " + m + " -iv 0f0e0d0c0b0a09080706050403020100 -in a -out b"},
+		{"openssl-hmac", "openssl dgst -sha256 -hmac s3cr3tkey file.txt; openssl dgst -hmac \"my secret key\" f", "openssl dgst -sha256 -hmac " + m + " file.txt; openssl dgst -hmac \"" + m + "\" f"},
+		{"openssl-hmac-lowercase", "openssl sha256 -hmac swordfish f", "openssl sha256 -hmac " + m + " f"},
+		{"openssl-macopt", "openssl dgst -sha256 -mac HMAC -macopt hexkey:0a0b0c0d0e0f1011 f; openssl mac -macopt key:Sup3rKey HMAC",
+			"openssl dgst -sha256 -mac HMAC -macopt hexkey:" + m + " f; openssl mac -macopt key:" + m + " HMAC"},
+		{"password-stdin-kept", "echo $PW | docker login -u bob --password-stdin registry.example.com", "echo $PW | docker login -u bob --password-stdin registry.example.com"},
+		{"reference-kept", "docker login -u bob -p $PASSWORD ghcr.io; openssl dgst -hmac $HMAC_KEY f; openssl enc -K \"$KEY\" -in f", "docker login -u bob -p $PASSWORD ghcr.io; openssl dgst -hmac $HMAC_KEY f; openssl enc -K \"$KEY\" -in f"},
+		{"iv-kept", "openssl enc -aes-256-cbc -iv 0f0e0d0c0b0a09080706050403020100 -pass env:PW", "openssl enc -aes-256-cbc -iv 0f0e0d0c0b0a09080706050403020100 -pass env:PW"},
+		{"prose-kept", "use openssl -hmac with a key, or -K with hex", "use openssl -hmac with a key, or -K with hex"},
+		{"later-command-kept", "docker login registry && docker run -p8080:80 nginx; docker login -u bob ghcr.io; docker run -p3306:3306 mysql",
+			"docker login registry && docker run -p8080:80 nginx; docker login -u bob ghcr.io; docker run -p3306:3306 mysql"},
+	})
+}

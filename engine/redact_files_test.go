@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
@@ -355,5 +356,35 @@ func TestRedactDockerAuth(t *testing.T) {
 		{"padded-yaml", "auth: dXNlcjpwYXNzd29yZA==", "auth: " + m},
 		{"no-credentials-kept", `[{"auth":"oauth2"},{"auth":"aGVsbG8gd29ybGQ="}]`, `[{"auth":"oauth2"},{"auth":"aGVsbG8gd29ybGQ="}]`}, // hello world: no colon
 		{"not-base64-kept", `{"auth": "required-for-admins"}`, `{"auth": "required-for-admins"}`},
+	})
+}
+
+// puttyKey is a PuTTY key file (format 3, no encryption) as puttygen
+// writes it, with made-up key material.
+const puttyKey = "PuTTY-User-Key-File-3: ssh-ed25519\nEncryption: none\nComment: eddsa-key-20261207\n" +
+	"Public-Lines: 2\nAAAAC3NzaC1lZDI1NTE5AAAAIBHkL+6s8vTqGz2mRkM6Y1Z5z9OJvT5aQ0m1nE9v3XyZ\nAAAAB3NzaC1yc2EAAAADAQAB\n" +
+	"Private-Lines: 1\nAAAAIBm3wYl9M0k4y3Tc7bqKkTq0zS7gjHkX1eGv9M3XqLwA\n" +
+	"Private-MAC: 3a1c0e2f4b6d8a9c7e5f3d1b0a2c4e6f8a9b7c5d3e1f0a2b4c6d8e0f1a3b5c7d\n"
+
+// TestRedactPuTTYKey: the private lines of a PuTTY key file and its MAC
+// are replaced; its header, comment and public lines stay, and so do
+// prose naming the format's fields and a line of prose after the
+// counted lines. red67: the whole file was stored in clear.
+func TestRedactPuTTYKey(t *testing.T) {
+	m := engine.RedactionMark
+	pub := puttyKey[:strings.Index(puttyKey, "Private-Lines")]
+	crlf := strings.ReplaceAll(puttyKey, "\n", "\r\n")
+	checkRedact(t, []redactCase{
+		{"ppk-3", puttyKey, pub + "Private-Lines: 1\n" + m + "\nPrivate-MAC: " + m + "\n"},
+		{"ppk-crlf", crlf, strings.ReplaceAll(pub, "\n", "\r\n") + "Private-Lines: 1\r\n" + m + "\r\nPrivate-MAC: " + m + "\r\n"},
+		{"ppk-2-lines-indented", "    Private-Lines: 2\n    AAABAQCXk1PdJ+Yk\n    AAAAgQDXq==\n    Private-MAC: 0a1b2c3d4e\nbye",
+			"    Private-Lines: 2\n    " + m + "\n    Private-MAC: " + m + "\nbye"},
+		{"ppk-1-hash", "Private-Lines: 1\nAAABAQCXk1PdJ+Yk\nPrivate-Hash: 0a1b2c3d4e", "Private-Lines: 1\n" + m + "\nPrivate-Hash: " + m},
+		{"in-json", `{"stdout":"` + strings.ReplaceAll(puttyKey, "\n", `\n`) + `","exit":0}`,
+			`{"stdout":"` + strings.ReplaceAll(pub, "\n", `\n`) + `Private-Lines: 1\n` + m + `\nPrivate-MAC: ` + m + `\n","exit":0}`},
+		{"cut-short", "Private-Lines: 3\nAAABAQCXk1PdJ+Yk", "Private-Lines: 3\n" + m},
+		{"prose-after-kept", "Private-Lines: 1\nAAABAQCXk1PdJ+Yk\nThanks", "Private-Lines: 1\n" + m + "\nThanks"},
+		{"public-kept", pub, pub},
+		{"prose-kept", "the Private-Lines: header gives the count\nPrivate-Lines: 3 in the file format", "the Private-Lines: header gives the count\nPrivate-Lines: 3 in the file format"},
 	})
 }

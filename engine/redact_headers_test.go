@@ -31,3 +31,37 @@ func TestRedactHeaderLists(t *testing.T) {
 		{"private-token", `["Host","gitlab.example.com","Private-Token","abcd1234efgh5678"]`, `["Host","gitlab.example.com","Private-Token","` + m + `"]`},
 	})
 }
+
+// TestRedactCookies: the values of a Cookie or Set-Cookie header line
+// are replaced, whatever their names, and the names, Set-Cookie's
+// attributes and the text around stay; prose naming a cookie, a value of
+// 0-3 characters, a cleared cookie and an example's placeholder stay.
+// red67: every replaced row was stored in clear (but token=, a
+// credential name).
+func TestRedactCookies(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"cookie", "Cookie: sessionid=abc123def456ghi789", "Cookie: sessionid=" + m},
+		{"cookie-pairs", "cookie: sessionid=abc123def456; _ga=GA1.2.1234567.89; lang=en", "cookie: sessionid=" + m + "; _ga=" + m + "; lang=en"},
+		// A credential name's value is the assignment rule's, which runs
+		// first and takes a ';' after the value with it (as in
+		// Password=…;Database=app); a credential name and its value
+		// inside a cookie's value are found so too.
+		{"credential-name", "Cookie: sid=abc123def456; csrftoken=Xy9aB3kLmN0pQ; lang=en", "Cookie: sid=" + m + "; csrftoken=" + m + " lang=en"},
+		{"assignment-inside", "cookie: sid=$SESpassword: ION_ID", "cookie: sid=" + m + " " + m},
+		{"set-cookie-attributes", "Set-Cookie: __Host-sid=Xy9aB3kLmN0pQ; Path=/; Secure; HttpOnly", "Set-Cookie: __Host-sid=" + m + "; Path=/; Secure; HttpOnly"},
+		{"set-cookie-quoted", `Set-Cookie: sid="Xy9aB3kLmN0pQ"; Max-Age=3600`, `Set-Cookie: sid="` + m + `"; Max-Age=3600`},
+		{"curl-header", "curl -H 'Cookie: sessionid=abc123def456' https://x.io", "curl -H 'Cookie: sessionid=" + m + "' https://x.io"},
+		{"crlf-response", "HTTP/1.1 200 OK\r\nSet-Cookie: sid=Xy9aB3kLmN0pQ; Path=/\r\nContent-Length: 0\r\n", "HTTP/1.1 200 OK\r\nSet-Cookie: sid=" + m + "; Path=/\r\nContent-Length: 0\r\n"},
+		{"escaped-break", `log: "Cookie: sessionid=abc123def456\nnext line"`, `log: "Cookie: sessionid=` + m + `\nnext line"`},
+		{"json-header-map", `{"headers": {"Cookie": "sessionid=abc123def456; theme=dark"}}`, `{"headers": {"Cookie": "sessionid=` + m + `; theme=` + m + `"}}`},
+		{"har-entry", `{"name": "Cookie", "value": "sessionid=abc123def456"}`, `{"name": "Cookie", "value": "sessionid=` + m + `"}`},
+		{"raw-headers", `["Set-Cookie", "sid=Xy9aB3kLmN0pQ; Path=/"]`, `["Set-Cookie", "sid=` + m + `; Path=/"]`},
+		{"prose-kept", "the cookie policy says: be nice. The Cookie: header carries name=value pairs; Cookies: 3 accepted", "the cookie policy says: be nice. The Cookie: header carries name=value pairs; Cookies: 3 accepted"},
+		{"recipe-kept", "Cookie: chocolate chip, oatmeal", "Cookie: chocolate chip, oatmeal"},
+		{"example-kept", "Cookie: name=value; name2=value2\nSet-Cookie: <name>=<value>", "Cookie: name=value; name2=value2\nSet-Cookie: <name>=<value>"},
+		{"short-cleared-reference-kept", "Cookie: a=b; lang=en\nSet-Cookie: sid=deleted; Expires=Thu, 01 Jan 1970 00:00:00 GMT\ncookie: sid=$SESSION_ID",
+			"Cookie: a=b; lang=en\nSet-Cookie: sid=deleted; Expires=Thu, 01 Jan 1970 00:00:00 GMT\ncookie: sid=$SESSION_ID"},
+		{"names-kept", "cookie_name=sessionid; set cookie sid in the browser", "cookie_name=sessionid; set cookie sid in the browser"},
+	})
+}

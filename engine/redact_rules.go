@@ -21,7 +21,9 @@ import (
 //   - HTTP credentials: Authorization/Proxy-Authorization headers of any
 //     scheme, Bearer tokens, Basic credentials (verified by decoding),
 //     `curl -u user:password`, the auth field of Docker's config.json and
-//     npm's _auth (verified by decoding);
+//     npm's _auth (verified by decoding), the values of a Cookie or
+//     Set-Cookie header line (cookieRule);
+//   - a PuTTY key file's private lines and MAC (puttyRule);
 //   - credential files: a .netrc entry's password, a YAML block list,
 //     block scalar or plain scalar under a credential name, a Kubernetes
 //     env entry's value, a one-word value continued on more indented
@@ -78,8 +80,12 @@ var defaultRules = sync.OnceValue(func() []Rule {
 	rules := append(structuralRules(), vendorRules()...)
 	rules = append(rules, cardRule())
 	rules = append(rules, fileRules()...)
+	rules = append(rules, puttyRule())
 	rules = append(rules, cliRules()...)
-	return append(rules, assignmentRules()...)
+	rules = append(rules, assignmentRules()...)
+	// After the assignments: a cookie's value may hold a credential name
+	// and its value (sid=x;password: y), which that rule must see first.
+	return append(rules, cookieRule())
 })
 
 var mustRe = regexp.MustCompile
