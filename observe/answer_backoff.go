@@ -11,8 +11,9 @@ import (
 // First and last wait of the back-off after failures in a row
 // (answerBackoff): after unusable answers none after the first (a model
 // may answer better the next time), 1 minute after the second; after a
-// refusal of the endpoint (ErrModelRefused) 1 minute after the first;
-// doubled at each further one, at most 8.
+// refusal of the endpoint (ErrModelRefused) or of a prompt's content
+// (ErrContentRefused) 1 minute after the first; doubled at each further
+// one, at most 8.
 const (
 	firstAnswerBackoff = time.Minute
 	maxAnswerBackoff   = 8 * time.Minute
@@ -49,8 +50,14 @@ type Backoff struct {
 // answerBackoff holds, per thread and per call (observer, reflector), the
 // back-off after failures that the same prompt would meet again
 // (failureKind: unusable answers, a rejected or too long prompt) twice
-// or more in a row, and, for every thread at once, the back-off after the
-// endpoint refused the key, quota or model. At temperature 0 the same
+// or more in a row, or once for a prompt whose content the endpoint
+// refused, and, for every thread at once, the back-off after the
+// endpoint refused the key, quota or model. A thread's observer backs
+// off on one chunk, the one starting at from: observing that chunk ends
+// it (a model answer or the memo's, here or in another process, which
+// moves the watermark past it: observerWaiting), another range does not;
+// only a model answer ends the endpoint's refusal (a memo entry says
+// nothing of the endpoint). At temperature 0 the same
 // chunk gets the same answer, so without it a model that always answers
 // badly was called at every observation (one call per append with
 // Background, per LoadContext with SyncOnLoad), failing the same way
@@ -65,11 +72,13 @@ type answerBackoff struct {
 }
 
 // answerFailures is one call failing: n failures in a row, the next call
-// not before until, the last failure err.
+// not before until, the last failure err, on the range starting at seq
+// from.
 type answerFailures struct {
 	n     int
 	until time.Time
 	err   string
+	from  int64
 }
 
 // Calls answerBackoff tells apart.
@@ -86,18 +95,24 @@ type failureKind int
 const (
 	failTransient failureKind = iota // tried again at the next observation
 	failPrompt                       // this prompt fails again: the thread's call backs off from the second in a row
+	failContent                      // the endpoint refuses this prompt's content: the thread's call backs off from the first
 	failRefused                      // every call fails again: all calls back off from the first
 )
 
 // kindOf is err's failureKind: failPrompt for an answer the model would
 // give again for the same prompt (ErrMalformedAnswer, ErrEmptyAnswer) and
 // a prompt the endpoint would refuse again (ErrInputTooLong,
-// ErrRequestRejected); failRefused for ErrModelRefused; failTransient for
-// the rest (a failed or timed-out call).
+// ErrRequestRejected); failContent for ErrContentRefused (sending it
+// again at once would be refused again, and a flagged request counts
+// against the account at some providers); failRefused for
+// ErrModelRefused; failTransient for the rest (a failed or timed-out
+// call).
 func kindOf(err error) failureKind {
 	switch {
 	case errors.Is(err, ErrModelRefused):
 		return failRefused
+	case errors.Is(err, ErrContentRefused):
+		return failContent
 	case errors.Is(err, ErrMalformedAnswer), errors.Is(err, ErrEmptyAnswer),
 		errors.Is(err, ErrInputTooLong), errors.Is(err, ErrRequestRejected):
 		return failPrompt
@@ -124,11 +139,27 @@ func (b *answerBackoff) waiting(call, threadID string, now time.Time) time.Time 
 	return until
 }
 
-// failed records a failure err of kind of call on threadID at now and
-// returns how long the next call waits, and whether this failure started
-// the endpoint's refusal (failRefused after none). A failTransient one
-// changes nothing.
-func (b *answerBackoff) failed(call, threadID string, now time.Time, kind failureKind, err error) (time.Duration, bool) {
+// observerWaiting is waiting for threadID's observer whose next chunk
+// starts at seq next: its own back-off holds only while next is the
+// chunk it failed on; one of another chunk is dropped (the chunk it
+// failed on was observed since: by ObserveRange, or by another process,
+// which moved the watermark). The endpoint's refusal holds whatever the
+// chunk.
+func (b *answerBackoff) observerWaiting(threadID string, next int64, now time.Time) time.Time {
+	b.mu.Lock()
+	k := backoffKey{callObserver, threadID}
+	if f, ok := b.m[k]; ok && f.from != next {
+		delete(b.m, k)
+	}
+	b.mu.Unlock()
+	return b.waiting(callObserver, threadID, now)
+}
+
+// failed records a failure err of kind of call on threadID's range
+// starting at seq from at now and returns how long the next call waits,
+// and whether this failure started the endpoint's refusal (failRefused
+// after none). A failTransient one changes nothing.
+func (b *answerBackoff) failed(call, threadID string, from int64, now time.Time, kind failureKind, err error) (time.Duration, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch kind {
@@ -137,14 +168,20 @@ func (b *answerBackoff) failed(call, threadID string, now time.Time, kind failur
 		wait := backoffWait(f.n + 1)
 		b.refused = answerFailures{n: f.n + 1, until: now.Add(wait), err: err.Error()}
 		return wait, f.n == 0
-	case failPrompt:
+	case failPrompt, failContent:
 		if b.m == nil {
 			b.m = make(map[backoffKey]answerFailures)
 		}
 		k := backoffKey{call, threadID}
 		f := b.m[k]
+		if call == callObserver && f.from != from {
+			f = answerFailures{} // another chunk: its own count
+		}
 		wait := backoffWait(f.n)
-		b.m[k] = answerFailures{n: f.n + 1, until: now.Add(wait), err: err.Error()}
+		if kind == failContent {
+			wait = backoffWait(f.n + 1)
+		}
+		b.m[k] = answerFailures{n: f.n + 1, until: now.Add(wait), err: err.Error(), from: from}
 		return wait, false
 	}
 	return 0, false
@@ -164,11 +201,17 @@ func backoffWait(n int) time.Duration {
 	return min(wait, maxAnswerBackoff)
 }
 
-// succeeded forgets the back-off of call on threadID.
-func (b *answerBackoff) succeeded(call, threadID string) {
+// succeeded forgets the back-off of call on threadID after it succeeded
+// on from..to, by a model answer or the memo's: the reflector's always,
+// the observer's when from..to holds the first seq of the chunk it
+// failed on (that chunk is observed), not for another range.
+func (b *answerBackoff) succeeded(call, threadID string, from, to int64) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	delete(b.m, backoffKey{call, threadID})
+	k := backoffKey{call, threadID}
+	if f, ok := b.m[k]; ok && (call == callReflector || (from <= f.from && f.from <= to)) {
+		delete(b.m, k)
+	}
 }
 
 // answered forgets the endpoint's refusal (it answered a call); it
@@ -240,18 +283,23 @@ func (o *Observer) modelAnswered(ctx context.Context) {
 // records it (answerBackoff.failed). A transient failure and the first
 // failPrompt one in a row are a WARN line each; from the second failPrompt
 // one in a row the thread's call backs off, and the line names the cause
-// (err), how long it waits (retryIn) and what to change. The endpoint's
-// refusal is one WARN line when it starts, DEBUG while it lasts.
+// (err), how long it waits (retryIn) and what to change. A refused
+// content backs the thread's call off from the first, a WARN line each
+// naming the thread (thread). The endpoint's refusal is one WARN line
+// when it starts, DEBUG while it lasts.
 func (o *Observer) warnFailed(ctx context.Context, call, threadID string, from, to int64, err error) {
 	attrs := []any{"thread", threadID, "fromSeq", from, "toSeq", to, "err", err}
 	kind := kindOf(err)
-	wait, started := o.backoff.failed(call, threadID, o.cfg.Now(), kind, err)
+	wait, started := o.backoff.failed(call, threadID, from, o.cfg.Now(), kind, err)
 	switch {
 	case kind == failRefused && started:
 		o.cfg.Logger.WarnContext(ctx, "the model endpoint refuses the observer's calls (its API key, quota or model name: check observe.apiKeyEnv's variable and observe.model); no observer or reflector call on any thread before retryIn, then at most one every 8 minutes until one succeeds (a forced observation tries at once); not logged again until then",
 			append(attrs, "call", call, "retryIn", wait.String())...)
 	case kind == failRefused:
 		o.cfg.Logger.DebugContext(ctx, "the model endpoint still refuses the observer's calls", append(attrs, "call", call, "retryIn", wait.String())...)
+	case kind == failContent:
+		o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of one thread's prompt (a content filter or moderation flagged it); only this thread's call backs off: no call before retryIn, then at most one every 8 minutes (a forced observation or a restart tries at once), the range stays unobserved (the reflector's: the observations stay live); other threads' calls go on. If it keeps refusing, the thread is not observed past fromSeq: use an endpoint or deployment whose filter takes these turns, or erase the flagged turns",
+			append(attrs, "call", call, "retryIn", wait.String())...)
 	case wait == 0 && call == callReflector:
 		o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live", attrs...)
 	case wait == 0:

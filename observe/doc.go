@@ -146,8 +146,8 @@
 // # Errors
 //
 // Sentinels are in errors.go: ErrModel wraps a failed model call (after
-// retries; with ErrModelRefused, ErrInputTooLong or ErrRequestRejected
-// for an HTTP 4xx that is not retried, which decide how the calls back
+// retries; with ErrModelRefused, ErrContentRefused, ErrInputTooLong or
+// ErrRequestRejected for an HTTP 4xx that is not retried, which decide how the calls back
 // off: Observer.Backoffs), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
 // ErrPartial marks an Observe that stored part of its work before failing,
 // ErrConfig an unusable Config, ErrInvalidFilter (a *FilterError naming

@@ -100,8 +100,9 @@ var ErrThreadBusy = errors.New("observe: another process is observing the thread
 
 // ErrModelRefused is matched, besides ErrModel, by the error
 // OpenAIModel.Complete returns when the endpoint refused the call for
-// what it is rather than for its prompt (HTTP 401, 402, 403 or 404: an API
-// key it does not take, a quota used up, a model it does not serve), and
+// what it is rather than for its prompt (HTTP 401, 402 or 404, and a 403
+// whose body does not speak of the content: an API key it does not take,
+// a quota used up, a model it does not serve), and
 // by the error Observe and Reflect return then. Every call would fail the
 // same way: the Observer backs off every thread's calls at once (1, 2,
 // 4, then at most 8 minutes), with one WARN line when it starts
@@ -124,3 +125,18 @@ var ErrInputTooLong = errors.New("observe: the prompt is longer than the model's
 // refuses this request and would refuse it again. Observe and Reflect
 // back off as after an unusable answer.
 var ErrRequestRejected = errors.New("observe: the model endpoint rejected the request")
+
+// ErrContentRefused is matched, besides ErrModel, by the error
+// OpenAIModel.Complete returns when the endpoint refused this request for
+// its content: a content filter or moderation flagged the prompt (an HTTP
+// 4xx but 401, 402, 404 whose error code, type or Azure inner code is
+// content_filter, content_policy_violation, invalid_prompt or
+// ResponsibleAIPolicyViolation, or whose message speaks of a flagged
+// input, moderation, a content filter or policy, or a guardrail: Azure's
+// 400, OpenAI's 400, OpenRouter's 403), and by the error Observe and
+// Reflect return then. Another prompt may pass: only the call whose
+// prompt was refused backs off, that thread's observer or reflector, from
+// the first failure (1, 2, 4, then at most 8 minutes), with a WARN line
+// naming the thread; other threads' calls go on. Before, a 403 of
+// moderation was ErrModelRefused and held every thread's calls.
+var ErrContentRefused = errors.New("observe: the model endpoint refused the request's content (a content filter or moderation)")

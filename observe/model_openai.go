@@ -108,8 +108,10 @@ func (m *OpenAIModel) ID() string { return m.model }
 // Complete implements Model. Transient failures are retried with exponential
 // backoff and jitter while ctx allows; the last error is returned wrapping
 // ErrModel. An HTTP 4xx status that is not retried wraps, besides,
-// ErrModelRefused (401, 402, 403, 404), ErrInputTooLong (the prompt over
-// the model's context) or ErrRequestRejected (any other): refusal. An answer body over OpenAIConfig.MaxResponseBytes
+// ErrModelRefused (401, 402, 404, a 403 not of the content),
+// ErrContentRefused (a content filter or moderation refused the prompt),
+// ErrInputTooLong (the prompt over the model's context) or
+// ErrRequestRejected (any other): refusal. An answer body over OpenAIConfig.MaxResponseBytes
 // (ErrResponseTooLarge) or a successful answer that is not JSON (ErrNotJSON)
 // fails at once. Context cancellation and deadline errors are returned wrapping
 // both ErrModel and the context error.

@@ -177,12 +177,15 @@ func TestOpenAIModelRefusal(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		reply openaitest.Reply
-		want  error // nil: none of the three
+		want  error // nil: none of the four
 	}{
 		{"401", openaitest.Error(401, "Incorrect API key provided."), observe.ErrModelRefused},
 		{"402", openaitest.Error(402, "You exceeded your current quota."), observe.ErrModelRefused},
 		{"403", openaitest.Error(403, "Project does not have access to model."), observe.ErrModelRefused},
 		{"404", openaitest.Error(404, "The model `m` does not exist."), observe.ErrModelRefused},
+		{"403-moderation", openaitest.Error(403, `m requires moderation on OpenRouter. Your input was flagged for "harassment".`), observe.ErrContentRefused},
+		{"400-azure", openaitest.Reply{Status: 400, Raw: []byte(`{"error":{"message":"The response was filtered due to the prompt triggering Azure OpenAI's content management policy.","type":null,"param":"prompt","code":"content_filter","status":400,"innererror":{"code":"ResponsibleAIPolicyViolation","content_filter_result":{"hate":{"filtered":true,"severity":"high"}}}}}`)}, observe.ErrContentRefused},
+		{"400-invalid-prompt", openaitest.Reply{Err: &openaitest.StatusError{Status: 400, Message: "Invalid prompt: your prompt was flagged as potentially violating our usage policy.", Code: "invalid_prompt"}}, observe.ErrContentRefused},
 		{"400-code", openaitest.Reply{Err: &openaitest.StatusError{Status: 400, Message: "Too long.", Code: "context_length_exceeded"}}, observe.ErrInputTooLong},
 		{"400-llamacpp", openaitest.Error(400, "the request exceeds the available context size, try increasing it"), observe.ErrInputTooLong},
 		{"413", openaitest.Error(413, "Request too large."), observe.ErrInputTooLong},
@@ -202,7 +205,7 @@ func TestOpenAIModelRefusal(t *testing.T) {
 			if !errors.Is(err, observe.ErrModel) {
 				t.Fatalf("err %v, want observe.ErrModel", err)
 			}
-			for _, kind := range []error{observe.ErrModelRefused, observe.ErrInputTooLong, observe.ErrRequestRejected} {
+			for _, kind := range []error{observe.ErrModelRefused, observe.ErrContentRefused, observe.ErrInputTooLong, observe.ErrRequestRejected} {
 				if got := errors.Is(err, kind); got != (kind == c.want) {
 					t.Errorf("errors.Is(%v, %v) = %v", err, kind, got)
 				}

@@ -55,7 +55,9 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool
 		}
 		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)
 	}
-	o.backoff.succeeded(callObserver, first.ThreadID)
+	// A memo hit ends the thread's back-off on this chunk too (the chunk
+	// is observed), not the endpoint's refusal (modelAnswered: no call).
+	o.backoff.succeeded(callObserver, first.ThreadID, first.Seq, last.Seq)
 	var ans Answer
 	if err := json.Unmarshal(out, &ans); err != nil {
 		return nil, nil, fmt.Errorf("observe %s %d..%d: recorded answer: %w", first.ThreadID, first.Seq, last.Seq, err)

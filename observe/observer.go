@@ -242,7 +242,11 @@ type Result struct {
 // returning no error (the failure was returned and logged at WARN, with
 // retryIn; Result.Backoffs says until when); opt.Force calls at once.
 // After the endpoint refused the key, quota or model (ErrModelRefused)
-// every thread's calls back off so from the first failure, logged once.
+// every thread's calls back off so from the first failure, logged once;
+// after it refused a prompt's content (ErrContentRefused) the thread's
+// call does, the other threads' calls going on. A thread's observer backs
+// off on the chunk it failed on: once that chunk is observed (by
+// ObserveRange, or by another process) the back-off ends.
 // An observer chunk over the model's context (ErrInputTooLong) is cut in
 // two and sent again at once while it can be cut. A failed call (ErrModel
 // alone, ErrCallTimeout) does not back off.
@@ -278,7 +282,7 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		if p.Next == nil || (!p.Due && !opt.Force) || round >= o.cfg.MaxRounds {
 			break
 		}
-		if !opt.Force && !o.backoff.waiting(callObserver, threadID, o.cfg.Now()).IsZero() {
+		if !opt.Force && !o.backoff.observerWaiting(threadID, p.Next[0].Seq, o.cfg.Now()).IsZero() {
 			break // logged when it began (observeTurns)
 		}
 		turns := o.capChunk(p.Next)

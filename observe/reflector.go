@@ -94,7 +94,7 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		}
 		return nil, fmt.Errorf("reflect %s %d..%d: %w", threadID, from, to, err)
 	}
-	o.backoff.succeeded(callReflector, threadID)
+	o.backoff.succeeded(callReflector, threadID, from, to)
 	var ans Answer
 	if err := json.Unmarshal(out, &ans); err != nil {
 		return nil, fmt.Errorf("reflect %s %d..%d: recorded answer: %w", threadID, from, to, err)
