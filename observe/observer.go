@@ -211,7 +211,8 @@ const WaitNotice = time.Second
 // Result reports what one Observe call did. As JSON (`mnemo observe
 // --json`) it is {"observations": [Observation…], "reflection":
 // Observation (left out when none), "pending": Plan, "backoffs":
-// [Backoff…] (left out when none)}.
+// [Backoff…] (left out when none), "chunkCapTokens": n (left out when
+// 0)}.
 type Result struct {
 	// Observations stored by this call, oldest range first; empty, not
 	// nil, when it stored none. A range whose observation already existed
@@ -226,6 +227,14 @@ type Result struct {
 	// (Observer.Backoffs): each with its Until, the retry-after; left out
 	// when none.
 	Backoffs []Backoff `json:"backoffs,omitempty"`
+	// ChunkCapTokens is, after the call, the observer's bound on a
+	// chunk in estimated tokens since the model said a chunk was over its
+	// context (ErrInputTooLong): half the tokens of the chunk that
+	// failed, for every thread, kept in memory until a restart. 0 when
+	// none (Config.ChunkTokens alone bounds a chunk). Config.ChunkTokens
+	// (observe.chunkTokens in mnemo.json) at most this keeps it across
+	// restarts: mnemo observe says so.
+	ChunkCapTokens int `json:"chunkCapTokens,omitempty"`
 }
 
 // Observe runs the observer on threadID while its pending tokens reach the
@@ -260,6 +269,7 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 	res := &Result{Observations: []Observation{}}
 	err := o.observe(ctx, threadID, opt, res)
 	res.Backoffs = o.Backoffs(threadID)
+	res.ChunkCapTokens = int(o.inputCap.Load())
 	if err != nil && (len(res.Observations) > 0 || res.Reflection != nil) {
 		err = &partialError{stored: len(res.Observations), err: err}
 	}

@@ -80,6 +80,9 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer e.CloseContext(ctx)
 	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect, Waiting: c.sayWaiting})
+	if res != nil && res.ChunkCapTokens > 0 {
+		fmt.Fprintln(c.Stderr, chunkCapLine(res.ChunkCapTokens))
+	}
 	if res != nil && *asJSON {
 		if perr := c.printJSON(res); perr != nil {
 			return perr
@@ -259,6 +262,14 @@ func (c *ObserveCommand) openObserver(ctx context.Context, recent, threshold, re
 		cfg.Observe.ReflectThreshold = reflect
 	}
 	return c.openEngine(ctx, cfg)
+}
+
+// chunkCapLine is the advice after the model said a chunk was over its
+// context, which the observer's WARN line carries (the CLI logs no WARN:
+// it printed only the final error, readme65 F7): chunks were cut to
+// capTokens for this run; lowering observe.chunkTokens keeps that.
+func chunkCapLine(capTokens int) string {
+	return fmt.Sprintf("mnemo observe: the model said a chunk was over its context length; chunks were cut to %d tokens for this run: lower observe.chunkTokens to at most %d in mnemo.json, or use a model with a longer context", capTokens, capTokens)
 }
 
 // backoffLine says b, a call backing off after failures: "reflector
