@@ -35,7 +35,7 @@ type Message struct {
 	// Content is the text: valid UTF-8 without NUL, at most Limits.MaxContentBytes (else a *ValidationError).
 	Content    string         `json:"content"`
 	Name       string         `json:"name,omitempty"`       // speaker or tool name: at most 256 bytes, no control characters, line separators or bidirectional controls
-	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only
+	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only; a stored value that is not a JSON array of calls (written outside mnemo) reads as none
 	ToolCallID string         `json:"toolCallId,omitempty"` // tool messages only: the call answered
 	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall; read back, its numbers are json.Number, digit for digit as stored
 	// CreatedAt is when the message was written (see the type's doc for its bounds).

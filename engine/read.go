@@ -139,12 +139,7 @@ func messageFromRow(r msgstore.Message) (Message, error) {
 	// Decoded into locals, not m's fields: taking m's field addresses for
 	// json.Unmarshal moved every m to the heap (issue 14's allocations).
 	if r.ToolCalls != "" {
-		var calls []ToolCall
-		err := json.Unmarshal([]byte(r.ToolCalls), &calls)
-		m.ToolCalls = calls
-		if err != nil {
-			return m, fmt.Errorf("decode tool calls of %s: %w", m.ID, err)
-		}
+		m.ToolCalls = decodeToolCalls(r.ToolCalls)
 	}
 	if r.Metadata != "" && r.Metadata != "{}" {
 		md, err := decodeMetadata([]byte(r.Metadata))
@@ -154,6 +149,22 @@ func messageFromRow(r msgstore.Message) (Message, error) {
 		}
 	}
 	return m, nil
+}
+
+// decodeToolCalls decodes a stored tool_calls column. One that does not
+// decode as a JSON array of calls (a row written outside mnemo, an import
+// by SQL or a hand-made fix; or a value damaged on disk) is read as no
+// call, as message_calls' triggers and msgstore's lookups read it, so that
+// it fails no read of its thread (a context, a page, an export, a search,
+// a replay, the observer, a reindex): reading it was an error naming the
+// message, which no read of the thread got past. mnemo check --full still
+// names it as garbled (msgstore.Garbled).
+func decodeToolCalls(stored string) []ToolCall {
+	var calls []ToolCall
+	if json.Unmarshal([]byte(stored), &calls) != nil {
+		return nil
+	}
+	return calls
 }
 
 // decodeMetadata decodes a stored metadata object with its numbers as

@@ -98,10 +98,7 @@ func (e *Engine) SearchPreviews(ctx context.Context, req SearchRequest) (*Previe
 		if !ok {
 			continue // erased since it was indexed
 		}
-		preview, err := prefixPreview(p)
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
+		preview := prefixPreview(p)
 		ph := PreviewHit{MessageID: p.ID, ThreadID: p.ThreadID, Seq: p.Seq, Preview: preview, Reason: h.Reason, Rank: h.Rank, Lexical: h.Lexical, Vector: h.Vector}
 		if h.Reason == recall.ReasonHit {
 			s := h.Score
@@ -114,25 +111,19 @@ func (e *Engine) SearchPreviews(ctx context.Context, req SearchRequest) (*Previe
 
 // prefixPreview is Preview of the message p is the start of: its tool
 // calls when it has any, else its content. A text cut by the read ends in
-// "…" (cutLine). Tool calls that are whole but not valid JSON are an
-// error naming the message, as reading the message is.
-func prefixPreview(p msgstore.Prefix) (string, error) {
+// "…" (cutLine). Tool calls that are whole but not a JSON array of calls
+// are none, as reading the message takes them (decodeToolCalls).
+func prefixPreview(p msgstore.Prefix) string {
 	if p.ToolCalls != "" && p.ToolCallsCut {
-		return cutLine(cutCallsText(p.ToolCalls), journal.PreviewChars), nil
+		return cutLine(cutCallsText(p.ToolCalls), journal.PreviewChars)
 	}
-	if p.ToolCalls != "" {
-		var calls []ToolCall
-		if err := json.Unmarshal([]byte(p.ToolCalls), &calls); err != nil {
-			return "", fmt.Errorf("decode tool calls of %s: %w", p.ID, err)
-		}
-		if len(calls) > 0 {
-			return oneLine(callsText(calls), journal.PreviewChars), nil
-		}
+	if calls := decodeToolCalls(p.ToolCalls); len(calls) > 0 {
+		return oneLine(callsText(calls), journal.PreviewChars)
 	}
 	if p.ContentCut {
-		return cutLine(p.Content, journal.PreviewChars), nil
+		return cutLine(p.Content, journal.PreviewChars)
 	}
-	return oneLine(p.Content, journal.PreviewChars), nil
+	return oneLine(p.Content, journal.PreviewChars)
 }
 
 // cutLine is oneLine of a text that goes on past s: the words of s joined
