@@ -48,6 +48,8 @@ func (o *Observer) Reflect(ctx context.Context, threadID string, force bool) (*O
 // pre-obs60 list debris shorter than stored, so the two disagreed on
 // such a thread (ReflectDue due, Reflect not, at each walk: obs64), and it
 // read every live observation of the thread at each Observe to decide.
+// Its stages: the input (reflectInputOf), the memoized call
+// (reflectStep), the reflection built from the answer and stored.
 func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*Observation, error) {
 	if !force {
 		due, err := o.ReflectDue(ctx, threadID)
@@ -55,31 +57,68 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 			return nil, err
 		}
 	}
-	live, err := List(ctx, o.cfg.DB, Filter{ThreadID: threadID})
+	in, err := o.reflectInputOf(ctx, threadID)
+	if err != nil || in == nil {
+		return nil, err
+	}
+	out, err := o.reflectStep(ctx, in)
 	if err != nil {
 		return nil, err
 	}
-	if len(live) < minReflected {
-		return nil, nil
+	r, err := in.reflection(out)
+	if err != nil {
+		return nil, err
 	}
-	total := 0
-	for _, l := range live {
-		total += tokens.Text(l.Content)
+	if err := o.storeReflection(ctx, r); err != nil {
+		return nil, err
+	}
+	o.warnUncondensed(ctx, r, in.tokens)
+	return r, nil
+}
+
+// reflectInput is what one reflector call condenses: the live
+// observations of a thread over from..to, by FromSeq then id (byID: the
+// same by id; ids: their ids in that order), holding tokens, and the memo
+// key of the call over them.
+type reflectInput struct {
+	threadID string
+	live     []Observation
+	byID     map[string]*Observation
+	ids      []string
+	from, to int64
+	tokens   int
+	key      string
+}
+
+// reflectInputOf reads threadID's live observations into a
+// reflectInput; nil when there are fewer than minReflected.
+func (o *Observer) reflectInputOf(ctx context.Context, threadID string) (*reflectInput, error) {
+	live, err := List(ctx, o.cfg.DB, Filter{ThreadID: threadID})
+	if err != nil || len(live) < minReflected {
+		return nil, err
 	}
 	slices.SortFunc(live, func(a, b Observation) int {
 		return cmp.Or(cmp.Compare(a.FromSeq, b.FromSeq), strings.Compare(a.ID, b.ID))
 	})
-	ids := make([]string, len(live))
-	byID := make(map[string]*Observation, len(live))
-	from, to := live[0].FromSeq, live[0].ToSeq
+	in := &reflectInput{threadID: threadID, live: live, byID: make(map[string]*Observation, len(live)),
+		ids: make([]string, len(live)), from: live[0].FromSeq, to: live[0].ToSeq}
 	for i := range live {
-		ids[i] = live[i].ID
-		byID[live[i].ID] = &live[i]
-		from, to = min(from, live[i].FromSeq), max(to, live[i].ToSeq)
+		in.ids[i] = live[i].ID
+		in.byID[live[i].ID] = &live[i]
+		in.from, in.to = min(in.from, live[i].FromSeq), max(in.to, live[i].ToSeq)
+		in.tokens += tokens.Text(live[i].Content)
 	}
-	key := reflectorKey(threadID, from, to, o.cfg.Model.ID(), ids)
-	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, key, func(ctx context.Context) ([]byte, error) {
-		b, err := o.reflectAnswer(ctx, threadID, from, to, live, byID)
+	in.key = reflectorKey(threadID, in.from, in.to, o.cfg.Model.ID(), in.ids)
+	return in, nil
+}
+
+// reflectStep runs the memoized reflector call over in and returns the
+// recorded answer: a failure is logged and may back the thread's
+// reflector off (warnFailed), a success (a model answer or the memo's)
+// ends its back-off.
+func (o *Observer) reflectStep(ctx context.Context, in *reflectInput) ([]byte, error) {
+	out, err := o.cfg.Journal.Step(ctx, journal.ScopeMemo, in.key, func(ctx context.Context) ([]byte, error) {
+		b, err := o.reflectAnswer(ctx, in.threadID, in.from, in.to, in.live, in.byID)
 		if err == nil {
 			err = o.writable()
 		}
@@ -90,31 +129,32 @@ func (o *Observer) reflect(ctx context.Context, threadID string, force bool) (*O
 		// caller giving up) did not fail: whoever cancelled it says why
 		// (the engine logs an erasure's at INFO).
 		if !errors.Is(ctx.Err(), context.Canceled) {
-			o.warnFailed(ctx, callReflector, threadID, from, to, err)
+			o.warnFailed(ctx, callReflector, in.threadID, in.from, in.to, err)
 		}
-		return nil, fmt.Errorf("reflect %s %d..%d: %w", threadID, from, to, err)
+		return nil, fmt.Errorf("reflect %s %d..%d: %w", in.threadID, in.from, in.to, err)
 	}
-	o.backoff.succeeded(callReflector, threadID, from, to)
+	o.backoff.succeeded(callReflector, in.threadID, in.from, in.to)
+	return out, nil
+}
+
+// reflection is the reflection of in that the recorded answer out
+// holds, not yet stored. Trust follows the sources: a reflection built on
+// an untrusted observation is untrusted, all of it.
+func (in *reflectInput) reflection(out []byte) (*Observation, error) {
 	var ans Answer
 	if err := json.Unmarshal(out, &ans); err != nil {
-		return nil, fmt.Errorf("reflect %s %d..%d: recorded answer: %w", threadID, from, to, err)
+		return nil, fmt.Errorf("reflect %s %d..%d: recorded answer: %w", in.threadID, in.from, in.to, err)
 	}
-	// Trust follows the sources: a reflection built on an untrusted
-	// observation is untrusted, all of it.
-	untrusted := untrustedSources(live)
+	untrusted := untrustedSources(in.live)
 	markAll(ans.Items, untrusted)
 	r := &Observation{
-		ThreadID: threadID, ResourceID: live[0].ResourceID,
-		FromSeq: from, ToSeq: to, Level: LevelReflection,
-		Content: renderItems(ans.Items), Sources: ids, MemoKey: key, Untrusted: untrusted,
+		ThreadID: in.threadID, ResourceID: in.live[0].ResourceID,
+		FromSeq: in.from, ToSeq: in.to, Level: LevelReflection,
+		Content: renderItems(ans.Items), Sources: in.ids, MemoKey: in.key, Untrusted: untrusted,
 	}
-	for _, l := range live {
+	for _, l := range in.live {
 		r.FromTime, r.ToTime = widen(r.FromTime, r.ToTime, l.FromTime, l.ToTime)
 	}
-	if err := o.storeReflection(ctx, r); err != nil {
-		return nil, err
-	}
-	o.warnUncondensed(ctx, r, total)
 	return r, nil
 }
 
