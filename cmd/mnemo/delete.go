@@ -34,43 +34,13 @@ type DeleteCommand struct{ *Main }
 // Run erases messages, a thread or a resource (engine.DeleteMessages,
 // DeleteThread, DeleteResource) and prints what was removed and invalidated.
 // It asks for confirmation on a terminal unless --yes, and refuses (exit 2)
-// without --yes when standard input is not a terminal.
+// without --yes when standard input is not a terminal. Its stages: the
+// flags checked (parseArgs), the memory opened, what to erase described
+// and confirmed (confirmErase), erased (erase), and reported.
 func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
-	fs := c.flags("delete", "(--message ID... | --thread T | --resource R)")
-	var msgs idList
-	fs.Var(&msgs, "message", "message `ID` to erase (repeatable, or comma-separated; more ids may follow as arguments)")
-	thread := fs.String("thread", "", "erase this thread and everything derived from it")
-	resource := fs.String("resource", "", "erase every thread of this resource and its working memory")
-	yes := fs.Bool("yes", false, "do not ask for confirmation")
-	asJSON := fs.Bool("json", false, "print the result as JSON")
-	if err := parse(fs, args); err != nil {
+	a, err := c.parseArgs(args)
+	if err != nil {
 		return err
-	}
-	if len(msgs) > 0 {
-		msgs = append(msgs, fs.Args()...)
-	} else if fs.NArg() > 0 {
-		return c.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
-	}
-	first := "" // --message "" (or ","): no id at all
-	if len(msgs) > 0 {
-		first = msgs[0]
-	}
-	if err := c.checkNeededIDs(fs, "delete needs one of --message, --thread, --resource", "--thread", *thread, "--resource", *resource, "--message", first); err != nil {
-		return err // first: --thread "" is empty, not missing
-	}
-	n := 0
-	for _, set := range []bool{len(msgs) > 0, *thread != "", *resource != ""} {
-		if set {
-			n++
-		}
-	}
-	if n != 1 {
-		return c.usagef(fs, "give exactly one of --message, --thread, --resource")
-	}
-	for _, id := range msgs {
-		if err := c.checkIDs(fs, "--message", id); err != nil {
-			return err
-		}
 	}
 	e, err := c.open(ctx)
 	if err != nil {
@@ -78,37 +48,18 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 	}
 	defer e.CloseContext(ctx)
 
-	what, err := describeTarget(ctx, e, msgs, *thread, *resource)
+	what, err := describeTarget(ctx, e, a.msgs, a.thread, a.resource)
 	if err != nil {
 		return notErased(ctx, err, "stopped while what to erase was being read")
 	}
-	if !*yes && strings.HasPrefix(what, noneStored) {
-		// Nothing to confirm: it said "refusing to erase 0 messages (0 of
-		// 1 id stored) without --yes" (exit 2).
-		ids := "that id"
-		if len(msgs) > 1 {
-			ids = "any of those ids"
-		}
-		return fmt.Errorf("no message found: %s: nothing is stored under %s, so nothing was erased", strings.Join(msgs, ", "), ids)
-	}
-	if !*yes {
-		if ok, err := c.confirm(fs, what); !ok {
-			return err
-		}
+	if ok, err := c.confirmErase(a, what); !ok {
+		return err
 	}
 	if interruptAt != nil {
 		interruptAt("delete:erase")
 	}
 	stoppedBefore := ctx.Err() != nil
-	var res *engine.EraseResult
-	switch {
-	case len(msgs) > 0:
-		res, err = e.DeleteMessages(ctx, msgs...)
-	case *thread != "":
-		res, err = e.DeleteThread(ctx, *thread)
-	default:
-		res, err = e.DeleteResource(ctx, *resource)
-	}
+	res, err := a.erase(ctx, e)
 	if res == nil {
 		// No result: the erasure's transaction did not commit, as far as
 		// this process knows (see erasureUnknown).
@@ -117,7 +68,7 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		}
 		return notErased(ctx, err, "stopped before the erasure of "+what+" committed")
 	}
-	if perr := c.report(res, err, *asJSON); perr != nil {
+	if perr := c.report(res, err, a.asJSON); perr != nil {
 		return perr
 	}
 	c.noteKeptDamaged(res.KeptDamaged)
@@ -126,6 +77,92 @@ func (c *DeleteCommand) Run(ctx context.Context, args []string) error {
 		return fmt.Errorf("no message found: %s", strings.Join(res.NotFound, ", "))
 	}
 	return owedPurge(err)
+}
+
+// deleteArgs is what `mnemo delete` was asked, its flags checked: exactly
+// one of msgs, thread and resource is set.
+type deleteArgs struct {
+	fs       *flag.FlagSet // confirm's refusal names its flags
+	msgs     idList        // --message and the ids after it
+	thread   string        // --thread
+	resource string        // --resource
+	yes      bool          // --yes
+	asJSON   bool          // --json
+}
+
+// parseArgs parses the flags of `mnemo delete` from args and checks them:
+// a usage error for none, or more than one, of --message, --thread and
+// --resource, for arguments without --message, and for an id given empty
+// or not an id.
+func (c *DeleteCommand) parseArgs(args []string) (deleteArgs, error) {
+	fs := c.flags("delete", "(--message ID... | --thread T | --resource R)")
+	a := deleteArgs{fs: fs}
+	fs.Var(&a.msgs, "message", "message `ID` to erase (repeatable, or comma-separated; more ids may follow as arguments)")
+	fs.StringVar(&a.thread, "thread", "", "erase this thread and everything derived from it")
+	fs.StringVar(&a.resource, "resource", "", "erase every thread of this resource and its working memory")
+	fs.BoolVar(&a.yes, "yes", false, "do not ask for confirmation")
+	fs.BoolVar(&a.asJSON, "json", false, "print the result as JSON")
+	if err := parse(fs, args); err != nil {
+		return deleteArgs{}, err
+	}
+	if len(a.msgs) > 0 {
+		a.msgs = append(a.msgs, fs.Args()...)
+	} else if fs.NArg() > 0 {
+		return deleteArgs{}, c.usagef(fs, "unexpected arguments %q (message ids follow --message)", fs.Args())
+	}
+	first := "" // --message "" (or ","): no id at all
+	if len(a.msgs) > 0 {
+		first = a.msgs[0]
+	}
+	if err := c.checkNeededIDs(fs, "delete needs one of --message, --thread, --resource", "--thread", a.thread, "--resource", a.resource, "--message", first); err != nil {
+		return deleteArgs{}, err // first: --thread "" is empty, not missing
+	}
+	n := 0
+	for _, set := range []bool{len(a.msgs) > 0, a.thread != "", a.resource != ""} {
+		if set {
+			n++
+		}
+	}
+	if n != 1 {
+		return deleteArgs{}, c.usagef(fs, "give exactly one of --message, --thread, --resource")
+	}
+	for _, id := range a.msgs {
+		if err := c.checkIDs(fs, "--message", id); err != nil {
+			return deleteArgs{}, err
+		}
+	}
+	return a, nil
+}
+
+// confirmErase reports whether the erasure of what (describeTarget) may
+// go on: at once with --yes; else an error when none of the message ids
+// is stored (nothing to confirm), else the answer to confirm's question.
+func (c *DeleteCommand) confirmErase(a deleteArgs, what string) (bool, error) {
+	if a.yes {
+		return true, nil
+	}
+	if strings.HasPrefix(what, noneStored) {
+		// Nothing to confirm: it said "refusing to erase 0 messages (0 of
+		// 1 id stored) without --yes" (exit 2).
+		ids := "that id"
+		if len(a.msgs) > 1 {
+			ids = "any of those ids"
+		}
+		return false, fmt.Errorf("no message found: %s: nothing is stored under %s, so nothing was erased", strings.Join(a.msgs, ", "), ids)
+	}
+	return c.confirm(a.fs, what)
+}
+
+// erase erases what a names from e: its messages, its thread or its
+// resource.
+func (a deleteArgs) erase(ctx context.Context, e *engine.Engine) (*engine.EraseResult, error) {
+	switch {
+	case len(a.msgs) > 0:
+		return e.DeleteMessages(ctx, a.msgs...)
+	case a.thread != "":
+		return e.DeleteThread(ctx, a.thread)
+	}
+	return e.DeleteResource(ctx, a.resource)
 }
 
 // notErased is err, the error of a delete its context stopped (SIGINT,
