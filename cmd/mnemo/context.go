@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -21,8 +22,41 @@ import (
 // environment and the global flags.
 type ContextCommand struct{ *Main }
 
-// Run parses the flags of `mnemo context` from args and runs it.
+// Run parses the flags of `mnemo context` from args and runs it: the
+// flags made a load request (parseArgs), the context loaded and recorded
+// (loadError says a refusal), then printed.
 func (c *ContextCommand) Run(ctx context.Context, args []string) error {
+	req, asJSON, err := c.parseArgs(args)
+	if err != nil {
+		return err
+	}
+	e, err := c.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer e.CloseContext(ctx)
+	lc, err := e.LoadContext(ctx, req)
+	if err != nil {
+		return c.loadError(err, req.ThreadID)
+	}
+	if req.Query != "" && lc.MemCtx.Options.TopK == 0 {
+		fmt.Fprintf(c.Stderr, "mnemo context: recall is off (no recall flag, and the data directory configures no recall): --query was recorded but nothing was recalled; give --top-k K (or another recall flag) to recall\n")
+	}
+	catchUpHint(c.Stderr, "context", c.target(), lc.MemCtx.Retrieval.Lexical, lc.MemCtx.Retrieval.Vector)
+	if asJSON {
+		out := server.ContextOf(lc)
+		out.Notice = server.RecallOffNotice(req.Query, lc.MemCtx, "give --top-k K (or another recall flag)")
+		return c.printJSON(out)
+	}
+	printContext(c.Stdout, lc)
+	return nil
+}
+
+// parseArgs parses the flags of `mnemo context` from args into the load
+// request they ask (a stored thread required; Recall nil without a recall
+// flag: the configured recall, else off) and --json: a usage or value
+// error naming the flag at fault.
+func (c *ContextCommand) parseArgs(args []string) (req engine.LoadRequest, asJSON bool, err error) {
 	fs := c.flags("context", "--thread T")
 	thread := fs.String("thread", "", "thread id (required)")
 	resource := fs.String("resource", "", "resource id (optional; must match the thread's)")
@@ -31,37 +65,17 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	recent := fs.Int("recent", 0, fmt.Sprintf("recent window size (default %d; negative turns it off)", engine.DefaultRecentN))
 	budget := fs.Int("budget", 0, "token budget for recalled turns (0: none)")
 	replace := fs.Bool("replace", false, "replace the memctx record of --run-id when that run id was used before (needs --run-id)")
-	asJSON := fs.Bool("json", false, "print {system, messages, tools, memctx} as JSON")
+	jsonFlag := fs.Bool("json", false, "print {system, messages, tools, memctx} as JSON")
 	rf := addRecallFlags(fs, fmt.Sprintf("recall hits before range expansion (0: the default, %d). Any recall flag (--top-k, --range, --scope, --threshold, --filter, --mode, --fusion) turns recall on, as a \"recall\" object does in POST /v1/context; without one, recall is the data directory's configured recall (mnemo.json), else off", recall.DefaultTopK))
 	if err := parse(fs, args); err != nil {
-		return err
+		return req, false, err
 	}
-	if err := c.noArgs(fs, "a query goes in --query"); err != nil {
-		return err
-	}
-	if err := c.checkNeededIDs(fs, "context needs --thread", "--thread", *thread); err != nil {
-		return err // first: --thread "" is empty, not missing
-	}
-	if err := c.checkIDs(fs, "--resource", *resource, "--run-id", *runID); err != nil {
-		return err
-	}
-	if err := c.checkGiven(fs, "--query", "a query (left out, the query is the newest user message)"); err != nil {
-		return err
-	}
-	if err := c.checkGiven(fs, givenRecallFlags...); err != nil {
-		return err
-	}
-	switch {
-	case *thread == "":
-		return c.usagef(fs, "context needs --thread")
-	case *budget < 0:
-		return c.valuef(fs, "--budget must be >= 0")
-	case *replace && *runID == "":
-		return c.usagef(fs, "--replace needs --run-id: it records this run over the run of that id (without --run-id every run gets a new id, and nothing is replaced)")
+	if err := c.checkArgs(fs, *thread, *resource, *runID, *budget, *replace); err != nil {
+		return req, false, err
 	}
 	opts, err := rf.options()
 	if err != nil {
-		return c.valuef(fs, "%v", err)
+		return req, false, c.valuef(fs, "%v", err)
 	}
 	if !rf.given(fs) {
 		opts = nil // the configured recall, else off
@@ -71,18 +85,51 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 	}
 	at, err := rf.queryTime()
 	if err != nil {
-		return c.valuef(fs, "%v", err)
+		return req, false, c.valuef(fs, "%v", err)
 	}
-	e, err := c.open(ctx)
-	if err != nil {
-		return err
-	}
-	defer e.CloseContext(ctx)
-	lc, err := e.LoadContext(ctx, engine.LoadRequest{
+	return engine.LoadRequest{
 		RunID: *runID, ThreadID: *thread, ResourceID: *resource, Query: *query,
 		RecentN: *recent, Recall: opts, TokenBudget: *budget, ReplaceRun: *replace, At: at,
 		RequireThread: true, // inspecting: an unknown thread is an error, not a new conversation
-	})
+	}, *jsonFlag, nil
+}
+
+// checkArgs checks the flags of `mnemo context` parsed into fs: no
+// argument (a query goes in --query), a --thread, ids that are ids, a
+// --budget not negative, --replace only with --run-id.
+func (c *ContextCommand) checkArgs(fs *flag.FlagSet, thread, resource, runID string, budget int, replace bool) error {
+	if err := c.noArgs(fs, "a query goes in --query"); err != nil {
+		return err
+	}
+	if err := c.checkNeededIDs(fs, "context needs --thread", "--thread", thread); err != nil {
+		return err // first: --thread "" is empty, not missing
+	}
+	if err := c.checkIDs(fs, "--resource", resource, "--run-id", runID); err != nil {
+		return err
+	}
+	if err := c.checkGiven(fs, "--query", "a query (left out, the query is the newest user message)"); err != nil {
+		return err
+	}
+	if err := c.checkGiven(fs, givenRecallFlags...); err != nil {
+		return err
+	}
+	switch {
+	case thread == "":
+		return c.usagef(fs, "context needs --thread")
+	case budget < 0:
+		return c.valuef(fs, "--budget must be >= 0")
+	case replace && runID == "":
+		return c.usagef(fs, "--replace needs --run-id: it records this run over the run of that id (without --run-id every run gets a new id, and nothing is replaced)")
+	}
+	return nil
+}
+
+// loadError is the error of a LoadContext of thread that failed with err:
+// a run id used before says --replace; a thread not stored says that
+// mnemo context, unlike the API, starts no conversation, and how to list
+// the stored ones; a flag's value the engine refused names the flag
+// (answerFlagError).
+func (c *ContextCommand) loadError(err error, thread string) error {
 	if errors.Is(err, journal.ErrRunExists) {
 		return fmt.Errorf("%w; pass --replace to record this run over it, or leave --run-id out for a new id", err)
 	}
@@ -91,20 +138,7 @@ func (c *ContextCommand) Run(ctx context.Context, args []string) error {
 		// that this one does not is by design (readme51 F9).
 		return fmt.Errorf("%w; mnemo context loads only a stored thread (POST /v1/context and MCP's memory_context start a new conversation instead), and mnemo ingest stores a thread's first turns; to list the stored threads, run: %s", err, c.target().threadsCmd(""))
 	}
-	if err != nil {
-		return answerFlagError(err, *thread)
-	}
-	if *query != "" && lc.MemCtx.Options.TopK == 0 {
-		fmt.Fprintf(c.Stderr, "mnemo context: recall is off (no recall flag, and the data directory configures no recall): --query was recorded but nothing was recalled; give --top-k K (or another recall flag) to recall\n")
-	}
-	catchUpHint(c.Stderr, "context", c.target(), lc.MemCtx.Retrieval.Lexical, lc.MemCtx.Retrieval.Vector)
-	if *asJSON {
-		out := server.ContextOf(lc)
-		out.Notice = server.RecallOffNotice(*query, lc.MemCtx, "give --top-k K (or another recall flag)")
-		return c.printJSON(out)
-	}
-	printContext(c.Stdout, lc)
-	return nil
+	return answerFlagError(err, thread)
 }
 
 // printContext writes a context and its memctx record for a person.
@@ -156,8 +190,24 @@ func printMessage(w io.Writer, msg engine.ContextMessage, width int) {
 // channel tuning, and, when a recalled turn shows a score, a "scores:"
 // legend says what the scores shown are, by the fusion, rules and
 // turn-context rule the record names (not known in a record written
-// before they were recorded).
+// before they were recorded). Its parts: the run and how it recalled
+// (printMemCtxRun), the recalled turns, the recent, dropped and unsettled
+// ones (printMemCtxTurns), then what else the prompt held
+// (printMemCtxRest).
 func printMemCtx(w io.Writer, r *journal.MemCtx) {
+	printMemCtxRun(w, r)
+	printLegend(w, memctxScores(r).legend(recalledScores(r.Recalled))...)
+	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
+	for _, x := range r.Recalled {
+		fmt.Fprintf(w, "  %-6s %s #%d %s%s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, recalledScore(x), x.Preview)
+	}
+	printMemCtxTurns(w, r)
+	printMemCtxRest(w, r)
+}
+
+// printMemCtxRun writes the run of r, its query, the options and channels
+// it recalled with, and how each channel retrieved.
+func printMemCtxRun(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "run %s · thread %s · resource %s · %s\n", r.RunID, r.ThreadID, r.ResourceID, r.CreatedAt)
 	if r.Query != "" {
 		fmt.Fprintf(w, "query: %s\n", oneLine(r.Query, 160))
@@ -188,24 +238,31 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 		fmt.Fprintf(w, " · %s", r.Retrieval.Note)
 	}
 	fmt.Fprintln(w)
-	printLegend(w, memctxScores(r).legend(recalledScores(r.Recalled))...)
-	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
-	for _, x := range r.Recalled {
-		score := ""
-		if x.Score != nil {
-			score = fmt.Sprintf(" score %.4f", *x.Score)
-			if x.Lexical != nil {
-				score += fmt.Sprintf(" (lexical %.4f", *x.Lexical)
-				if x.Vector != nil {
-					score += fmt.Sprintf(", vector %.4f", *x.Vector)
-				}
-				score += ")"
-			} else if x.Vector != nil {
-				score += fmt.Sprintf(" (vector %.4f)", *x.Vector)
-			}
-		}
-		fmt.Fprintf(w, "  %-6s %s #%d %s%s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, score, x.Preview)
+}
+
+// recalledScore is a recalled turn's score as printMemCtx shows it after
+// its role: " score S (lexical L, vector V)", either channel's left out
+// when it did not score the turn; "" when the record has no score.
+func recalledScore(x journal.Ref) string {
+	if x.Score == nil {
+		return ""
 	}
+	score := fmt.Sprintf(" score %.4f", *x.Score)
+	if x.Lexical != nil {
+		score += fmt.Sprintf(" (lexical %.4f", *x.Lexical)
+		if x.Vector != nil {
+			score += fmt.Sprintf(", vector %.4f", *x.Vector)
+		}
+		score += ")"
+	} else if x.Vector != nil {
+		score += fmt.Sprintf(" (vector %.4f)", *x.Vector)
+	}
+	return score
+}
+
+// printMemCtxTurns writes the turns of r's recent window, those left out
+// (dropped) and the calls given a synthetic result (unsettled).
+func printMemCtxTurns(w io.Writer, r *journal.MemCtx) {
 	// The recent window: its turns are counted, and the record lists at
 	// most journal.RecentCap of them (the oldest first).
 	if r.RecentCount == len(r.Recent) {
@@ -230,6 +287,11 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	for _, x := range r.Unsettled {
 		fmt.Fprintf(w, "  %s: %s #%d %s call %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.ToolCallID, x.Preview)
 	}
+}
+
+// printMemCtxRest writes the observations and working memory r's prompt
+// held, its estimated tokens and its hash.
+func printMemCtxRest(w io.Writer, r *journal.MemCtx) {
 	fmt.Fprintf(w, "observations %d:", r.ObservationCount)
 	for _, x := range r.Observations {
 		fmt.Fprintf(w, " %s[%s #%d–%d]", x.ID, x.ThreadID, x.FromSeq, x.ToSeq)
