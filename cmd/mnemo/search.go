@@ -328,7 +328,11 @@ func printHits(w io.Writer, hits []searchHit, text map[string]string, withRange 
 
 // searchBatch answers each line of a JSONL file with one JSON line.
 // A line's thread confines its search to the thread, as --thread does,
-// unless --scope was given.
+// unless --scope was given. Each line is read (a byte-order mark before
+// the first and blank lines passed over), parsed and checked
+// (parseQueryLine), searched (searchQuery.request) and answered; the
+// first line refused or failing ends the batch with an error naming
+// PATH:LINE.
 func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path string, opts recall.Options, at time.Time, scopeGiven bool) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -352,56 +356,11 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 			// bytes.TrimSpace passed over, is not JSON: refused below.
 			continue
 		}
-		if name, _, ok := jsonkey.Repeated(b); ok {
-			// encoding/json keeps the last: {"resource":"a","resource":"b"}
-			// searched b, where an imported line or a request body is refused.
-			return fmt.Errorf("%s:%d: %q is given twice in one object; give each member once", path, line, name)
-		}
-		var q searchQuery
-		if err := json.Unmarshal(b, &q); err != nil {
-			var te *json.UnmarshalTypeError
-			var se *json.SyntaxError
-			if !errors.As(err, &te) && !errors.As(err, &se) {
-				// json reports a failing UnmarshalJSON without its place:
-				// at is the line's one field that has its own.
-				return fmt.Errorf("%s:%d: at: want an RFC 3339 time string (2023-05-08T14:00:00Z): %w", path, line, err)
-			}
-			if se != nil {
-				// "q.jsonl:2: malformed JSON at column 14: invalid
-				// character 'x' …": 1-based, as mnemo ingest names a JSONL
-				// line's place (jsonkey: a JSONL line's bytes are columns),
-				// and "invalid character '\u00a0' (U+00A0)" where
-				// encoding/json says 'Â', as mnemo ingest does.
-				return fmt.Errorf("%s:%d: malformed JSON at column %d: %w", path, line, lead+int(jsonkey.SyntaxOffset(se))+1, jsonkey.NamedSyntax(b, se))
-			}
+		q, err := parseQueryLine(b, lead)
+		if err != nil {
 			return fmt.Errorf("%s:%d: %w", path, line, err)
 		}
-		if name := unknownQueryField(b); name != "" {
-			return fmt.Errorf("%s:%d: %s", path, line, unknownQueryDetail(name))
-		}
-		if q.Resource == "" || q.Query == "" {
-			return fmt.Errorf("%s:%d: resource and query are required", path, line)
-		}
-		if strings.TrimSpace(q.Query) == "" {
-			// As `mnemo search "  "` and POST /v1/search refuse it: no term
-			// to match, and the vector channel ranked every turn a hit.
-			return fmt.Errorf("%s:%d: query is white space only: give the words to search for", path, line)
-		}
-		o := opts
-		if q.Thread != "" && !scopeGiven {
-			o.Scope = recall.ScopeThread
-		}
-		if len(q.Filter) > 0 {
-			o.Filter = q.Filter
-		}
-		asked := at
-		if q.At != nil {
-			if q.At.IsZero() {
-				return fmt.Errorf("%s:%d: at: the zero time (0001-01-01T00:00:00Z) is no time anyone meant: leave at out for --at or now", path, line)
-			}
-			asked = *q.At
-		}
-		res, err := e.Search(ctx, engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: o, At: asked})
+		res, err := e.Search(ctx, q.request(opts, at, scopeGiven))
 		if err != nil {
 			return fmt.Errorf("%s:%d (%s): %w", path, line, q.ID, err)
 		}
@@ -415,6 +374,77 @@ func (c *SearchCommand) searchBatch(ctx context.Context, e *engine.Engine, path 
 		c.noteEmptyScope(ctx, e, fmt.Sprintf("%s:%d (%s): ", path, line, q.ID), len(res.Hits), q.Resource, q.Thread)
 	}
 	return sc.Err()
+}
+
+// parseQueryLine parses b, a line of a --queries file that is not blank
+// (lead: the bytes before it on the file's line, a byte-order mark), into
+// its query, checked: the error names the member at fault (given twice,
+// unknown, missing, white space only, a zero or malformed at) or the
+// column of malformed JSON.
+func parseQueryLine(b []byte, lead int) (*searchQuery, error) {
+	if name, _, ok := jsonkey.Repeated(b); ok {
+		// encoding/json keeps the last: {"resource":"a","resource":"b"}
+		// searched b, where an imported line or a request body is refused.
+		return nil, fmt.Errorf("%q is given twice in one object; give each member once", name)
+	}
+	var q searchQuery
+	if err := json.Unmarshal(b, &q); err != nil {
+		return nil, queryJSONError(b, lead, err)
+	}
+	if name := unknownQueryField(b); name != "" {
+		return nil, errors.New(unknownQueryDetail(name))
+	}
+	if q.Resource == "" || q.Query == "" {
+		return nil, errors.New("resource and query are required")
+	}
+	if strings.TrimSpace(q.Query) == "" {
+		// As `mnemo search "  "` and POST /v1/search refuse it: no term
+		// to match, and the vector channel ranked every turn a hit.
+		return nil, errors.New("query is white space only: give the words to search for")
+	}
+	if q.At != nil && q.At.IsZero() {
+		return nil, errors.New("at: the zero time (0001-01-01T00:00:00Z) is no time anyone meant: leave at out for --at or now")
+	}
+	return &q, nil
+}
+
+// queryJSONError is the error of json.Unmarshal of b, a --queries line
+// (lead: the bytes before it on the file's line): malformed JSON at its
+// 1-based column, a member of the wrong type, or an at that is no RFC
+// 3339 time.
+func queryJSONError(b []byte, lead int, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	if !errors.As(err, &te) && !errors.As(err, &se) {
+		// json reports a failing UnmarshalJSON without its place:
+		// at is the line's one field that has its own.
+		return fmt.Errorf("at: want an RFC 3339 time string (2023-05-08T14:00:00Z): %w", err)
+	}
+	if se != nil {
+		// "q.jsonl:2: malformed JSON at column 14: invalid
+		// character 'x' …": 1-based, as mnemo ingest names a JSONL
+		// line's place (jsonkey: a JSONL line's bytes are columns),
+		// and "invalid character '\u00a0' (U+00A0)" where
+		// encoding/json says 'Â', as mnemo ingest does.
+		return fmt.Errorf("malformed JSON at column %d: %w", lead+int(jsonkey.SyntaxOffset(se))+1, jsonkey.NamedSyntax(b, se))
+	}
+	return err
+}
+
+// request is the search q asks: opts with q's filter, confined to q's
+// thread unless --scope was given (scopeGiven), asked at q's time, else
+// at (--at).
+func (q *searchQuery) request(opts recall.Options, at time.Time, scopeGiven bool) engine.SearchRequest {
+	if q.Thread != "" && !scopeGiven {
+		opts.Scope = recall.ScopeThread
+	}
+	if len(q.Filter) > 0 {
+		opts.Filter = q.Filter
+	}
+	if q.At != nil {
+		at = *q.At
+	}
+	return engine.SearchRequest{ResourceID: q.Resource, ThreadID: q.Thread, Query: q.Query, Options: opts, At: at}
 }
 
 // withMessages is hits of SearchMessages (in rank order, range
