@@ -182,6 +182,23 @@ func (e *Engine) forgetBackoffs(threads []string) {
 	}
 }
 
+// ObserveBackoffs lists threadID's observer and reflector calls backing
+// off now after failures in a row, each with its Until, the retry-after,
+// and the last failure's error (observe.Observer.Backoffs), then, last,
+// every call's when the model endpoint refused the key, quota or model
+// (Call observe.BackoffModel, ThreadID ""). Nil when none, when threadID
+// is "" (never every thread's: a caller shows one thread it checked the
+// principal may read), or when this process's observer was never built:
+// back-offs live in the process's memory (a restart forgets them). It
+// reads no database and does not check that the thread exists.
+func (e *Engine) ObserveBackoffs(threadID string) []observe.Backoff {
+	obs := e.builtObserver()
+	if obs == nil || threadID == "" {
+		return nil
+	}
+	return obs.Backoffs(threadID)
+}
+
 // observeBackoffs counts the threads' calls backing off, and gives the
 // endpoint's refusal (observe.BackoffModel) when there is one; 0 and nil
 // when the observer was never built.

@@ -303,6 +303,10 @@ type ThreadView struct {
 	// Observations are all of the thread's observations and reflections,
 	// retired and invalidated ones included.
 	Observations []observe.Observation
+	// Backoffs are the thread's observer and reflector calls backing off
+	// in this process, and every call's when the endpoint refused the
+	// key, quota or model (engine.Engine.ObserveBackoffs); nil when none.
+	Backoffs []observe.Backoff
 	// Runs are the thread's runs with a memctx record, newest first, 50
 	// at most.
 	Runs []journal.RunInfo
@@ -358,6 +362,7 @@ func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSe
 		return nil, err
 	}
 	v.Messages, v.OlderBeforeSeq = pg.Messages, pg.NextBeforeSeq
+	v.Backoffs = t.Engine.ObserveBackoffs(th.ID)
 	if v.Observations, err = t.Engine.Observations(ctx, observe.Filter{ThreadID: th.ID, All: true}); err != nil {
 		return nil, err
 	}
