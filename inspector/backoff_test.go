@@ -77,4 +77,20 @@ func TestThreadPageBackoff(t *testing.T) {
 	if status, _ := get(t, ts.URL+"/ui/threads/ana-1", "bob-secret-1"); status != 404 {
 		t.Fatalf("ana's thread page with bob's token: %d, want 404", status)
 	}
+	t.Run("Browser", func(t *testing.T) {
+		// As rendered by headless Chromium, from a server with no token
+		// file (loopback only), over the same engine.
+		chromium := findChromium(t)
+		open, err := server.New(server.Config{Engine: e, Logger: slog.New(slog.DiscardHandler),
+			Mount: map[string]func(*server.Principal) http.Handler{"/ui/": inspector.Handler(e, inspector.Options{Version: "test"})}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ots := httptest.NewServer(open.Handler())
+		t.Cleanup(ots.Close)
+		dom := unwrapped(loadDOM(t, openBrowser(t, chromium), ots.URL+"/ui/threads/ana-1"))
+		if want := "The observer backing off until " + until + " UTC (1 in a row): "; !strings.Contains(dom, want) || !strings.Contains(dom, "flagged for") {
+			t.Fatalf("the rendered page lacks %q and the reason:\n%s", want, dom)
+		}
+	})
 }
