@@ -59,7 +59,8 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	// The messages were read without their texts (the first
-	// msgstore.ErasedPrefix bytes of each, for the residue check): the
+	// msgstore.ErasedPrefix bytes of each and of each tool call's
+	// arguments, for the residue check): the
 	// steps that compare texts read them a page at a time through
 	// er.texts, before deleteRows deletes the rows.
 	er.texts = journal.Erased{IDs: make(map[string]bool, len(er.msgs))}
@@ -68,6 +69,11 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 		er.texts.IDs[m.ID] = true
 		er.res.Messages = append(er.res.Messages, m.ID)
 		er.res.residue.add(m.Content)
+		// A call's arguments hold the model's (and so the user's) text
+		// too; a rebalance leaves copies of them as of the content. The
+		// function name does not: 1-64 of [A-Za-z0-9_-] (validate.go),
+		// the tool's, shared by every call of it.
+		er.res.residue.add(m.CallArgs...)
 		if kind == eraseMessages && !slices.Contains(er.resources, m.ResourceID) {
 			er.resources = append(er.resources, m.ResourceID)
 		}

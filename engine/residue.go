@@ -52,7 +52,8 @@ const residueMaxPatterns = 1 << 16
 
 // residue is what the residue check searches the database file for after
 // erasures: a copy of the first residuePrefix bytes of each erased text
-// (and each erased thread or resource id) of residueMin bytes or more, in
+// (a message's content, a tool call's arguments as stored; and each
+// erased thread or resource id) of residueMin bytes or more, in
 // memory until the purge finishes. Past residueMaxPatterns such texts it
 // drops them and is over: the purge then rewrites the file with VACUUM
 // instead of searching it (a search is a read of the whole file; VACUUM

@@ -38,9 +38,9 @@ const erasedColumns = `id, thread_id, resource_id, seq, substr(content, 1, 64), 
 // backends: EraseResult lists them so). Each Message holds ID, ThreadID,
 // ResourceID, Seq, Role, ToolCallID, CreatedAt, Content cut to its first
 // ErasedPrefix bytes (of the content as stored: the bounded summary of a
-// truncated one; a cut may end inside a UTF-8 sequence) and ToolCalls with
-// each call's id only (`[{"id":"call_1"}]`, "" when none or unreadable);
-// the other fields are zero.
+// truncated one; a cut may end inside a UTF-8 sequence), ToolCalls with
+// each call's id only (`[{"id":"call_1"}]`, "" when none or unreadable)
+// and CallArgs; the other fields are zero.
 func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Message, error) {
 	order := store.DialectOfConn(q).Text(` ORDER BY thread_id, seq`, ` ORDER BY thread_id COLLATE "C", seq`)
 	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+` FROM messages WHERE `+where+order, args...)
@@ -56,30 +56,44 @@ func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Mes
 			return nil, fmt.Errorf("erase: select messages: %w", err)
 		}
 		m.Content = strings.Clone(m.Content[:min(len(m.Content), ErasedPrefix)])
-		m.ToolCalls = callIDs(m.ToolCalls)
+		m.ToolCalls, m.CallArgs = splitCalls(m.ToolCalls)
 		m.CreatedAt = unixMilli(created)
 		out = append(out, m)
 	}
 	return out, rows.Err()
 }
 
-// callIDs returns the tool_calls column calls with each call's id only,
-// `[{"id":"call_1"}]`, or "" when it is empty or unreadable (no call).
-func callIDs(calls string) string {
+// splitCalls returns the tool_calls column calls with each call's id
+// only, `[{"id":"call_1"}]`, and the first ErasedPrefix bytes of each
+// call's arguments as calls holds them (the JSON text, escapes included:
+// the bytes a copy of the row holds), in call order; "" and nil when calls
+// is empty or unreadable (no call).
+func splitCalls(calls string) (string, []string) {
 	if calls == "" {
-		return ""
+		return "", nil
 	}
-	var ids []struct {
+	var parsed []struct {
+		ID        string          `json:"id"`
+		Arguments json.RawMessage `json:"arguments"` // the bytes as in calls (Unmarshal copies them)
+	}
+	if json.Unmarshal([]byte(calls), &parsed) != nil || len(parsed) == 0 {
+		return "", nil
+	}
+	ids := make([]struct {
 		ID string `json:"id"`
-	}
-	if json.Unmarshal([]byte(calls), &ids) != nil || len(ids) == 0 {
-		return ""
+	}, len(parsed))
+	var args []string
+	for i, c := range parsed {
+		ids[i].ID = c.ID
+		if len(c.Arguments) > 0 {
+			args = append(args, string(c.Arguments[:min(len(c.Arguments), ErasedPrefix)]))
+		}
 	}
 	b, err := json.Marshal(ids)
 	if err != nil {
-		return ""
+		return "", nil
 	}
-	return string(b)
+	return string(b), args
 }
 
 // errStopTexts ends eachString's read when its fn returns false.

@@ -13,7 +13,8 @@ import (
 // TestErasedReadsNoText checks that the erasure's readers return the first
 // msgstore.ErasedPrefix bytes of each erased text and no more (an erasure
 // of a large resource held every text until it committed), the tool calls'
-// ids without their arguments, and that ErasedTexts reads the whole texts
+// ids without their arguments and the first msgstore.ErasedPrefix bytes of
+// each call's arguments as stored (CallArgs), and that ErasedTexts reads the whole texts
 // a page at a time and stops when asked.
 func TestErasedReadsNoText(t *testing.T) { forEachBackend(t, testErasedReadsNoText) }
 
@@ -26,8 +27,9 @@ func testErasedReadsNoText(t *testing.T, b backend) {
 	if _, err := conn.ExecContext(ctx, `UPDATE messages SET content = ? WHERE id = ?`, long, ids[1]); err != nil {
 		t.Fatal(err)
 	}
+	longArgs := `{"q":"` + strings.Repeat(`an argument, \"quoted\". `, 10) + `"}`
 	if _, err := conn.ExecContext(ctx, `UPDATE messages SET role = 'assistant', tool_calls = ? WHERE id = ?`,
-		`[{"id":"c1","name":"lookup","arguments":{"q":"a secret argument"}}]`, ids[2]); err != nil {
+		`[{"id":"c1","name":"lookup","arguments":{"q":"a secret argument"}},{"id":"c2","name":"f"},{"id":"c3","name":"g","arguments":`+longArgs+`}]`, ids[2]); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := store.Begin(ctx, db, nil)
@@ -57,8 +59,16 @@ func testErasedReadsNoText(t *testing.T, b backend) {
 		if got, want := msgs[0].Content, "text "+ids[0]; got != want {
 			t.Errorf("%s: short content %q, want %q", name, got, want)
 		}
-		if got, want := msgs[2].ToolCalls, `[{"id":"c1"}]`; got != want {
+		if got, want := msgs[2].ToolCalls, `[{"id":"c1"},{"id":"c2"},{"id":"c3"}]`; got != want {
 			t.Errorf("%s: tool calls %s, want %s (the ids only)", name, got, want)
+		}
+		// The arguments' first bytes as stored, escapes included, for the
+		// residue check; a call without arguments has none.
+		if got, want := msgs[2].CallArgs, []string{`{"q":"a secret argument"}`, longArgs[:msgstore.ErasedPrefix]}; !slices.Equal(got, want) {
+			t.Errorf("%s: call arguments %q, want %q", name, got, want)
+		}
+		if got := msgs[0].CallArgs; got != nil {
+			t.Errorf("%s: call arguments %q of a message without calls, want none", name, got)
 		}
 	}
 

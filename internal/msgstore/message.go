@@ -26,6 +26,12 @@ type Message struct {
 	CreatedAt  time.Time
 	Tokens     int
 	Truncated  bool // a message_blobs row holds the full content
+	// CallArgs is set by the erasure's readers only (ErasedByID,
+	// ErasedOfThread, ErasedOfResource), nil elsewhere: the first
+	// ErasedPrefix bytes of each tool call's arguments as the tool_calls
+	// column stores them (compact JSON, escapes included), in call order,
+	// for the engine's residue check.
+	CallArgs []string
 }
 
 // messageColumns are the columns scanMessage reads, in order.
