@@ -29,6 +29,10 @@ var redactSamples = []string{
 	"creds: 9f8e7d6c5b4a", "keypass=Zx9Qw3Rt",
 	"password:\n  - hunter2secret\n  - other", "machine x login bob password S3cretValue",
 	`{"auths":{"r":{"auth":"Ym9iOlMzY3JldFZhbHVl"}}}`, `[["X-Api-Key","abcd1234efgh5678"]]`,
+	// red67: cookies, a PuTTY key file, docker login and openssl keys.
+	"Cookie: sessionid=abc123def456; lang=en", "SET-COOKIE: __Host-sid=Xy9aB3kLmN0pQ; Path=/",
+	"Private-Lines: 1\r\nAAAAIBm3wYl9M0k4\r\nPrivate-MAC: 3a1c0e2f",
+	"docker login -u bob -pS3cretPass ghcr.io", "openssl enc -K 0a0b0c0d0e0f -iv 0f0e -hmac s3cr3t -macopt hexkey:0a0b",
 }
 
 // TestRedactPrefilter checks that the rules' Triggers never make the
