@@ -63,6 +63,9 @@ type Engine struct {
 	// drainHeld is set while the drainer leaves the outbox alone because
 	// mnemo.db is known damaged (outbox_damage.go).
 	drainHeld atomic.Bool
+	// replacedLogged is set once replacedFile has logged that mnemo.db was
+	// replaced (replaced.go).
+	replacedLogged atomic.Bool
 
 	closeOnce sync.Once
 	closed    chan struct{}

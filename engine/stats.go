@@ -84,7 +84,8 @@ func (e *Engine) Ping(ctx context.Context) error {
 	return nil
 }
 
-// damagedFile returns ErrDatabaseCorrupt, naming the file, once SQLite has
+// damagedFile returns ErrDatabaseReplaced once mnemo.db was replaced
+// under the engine (replacedFile), else ErrDatabaseCorrupt, naming the file, once SQLite has
 // reported a damaged page of mnemo.db to any of the engine's reads or
 // writes since Open, or while a record of such damage is beside the file
 // (mnemo.db.damage-seen: store.DamageMarked, read again at most every
@@ -96,6 +97,9 @@ func (e *Engine) Ping(ctx context.Context) error {
 func (e *Engine) damagedFile() error {
 	if e.db == nil {
 		return nil
+	}
+	if err := e.replacedFile(); err != nil { // replaced.go
+		return err
 	}
 	path := filepath.Join(e.dir, DatabaseFile)
 	if store.Damaged(e.db) {

@@ -28,6 +28,17 @@ const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a
 	"then runs mnemo --dir DIR check --full (which removes the record once it finds the file sound); " +
 	"or, without a backup, runs mnemo --dir DIR salvage; then starts it again (the server log has the path); reads that miss the damaged pages still answer"
 
+// DatabaseReplacedDetail is the detail of the 503 "database-replaced"
+// problem (engine.ErrDatabaseReplaced): mnemo.db, or the mnemo.db-wal the
+// server writes, was replaced at its path while the server had it open
+// (a backup renamed over it under the running server), so every write
+// would go into the old file, lost when the server stops. Answered by
+// every write and by GET /healthz from then on, without Retry-After: it
+// lasts until the server is restarted.
+const DatabaseReplacedDetail = "mnemo.db was replaced while this process had it open; restart it: stop the server, " +
+	"delete mnemo.db-wal and mnemo.db-shm beside the new mnemo.db in the server's data directory (they are the old file's, " +
+	"and the next start would apply that log over the new file), and start it again; nothing was stored since the replacement was noticed"
+
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
 // answered a statement of this request with SQLSTATE XX001
 // (data_corrupted) or XX002 (index_corrupted).
@@ -36,12 +47,15 @@ const PostgresDamagedDetail = "the Postgres database reported damaged data (SQLS
 	"restore damaged table data from a backup; the server log has the error)"
 
 // databaseDamaged is the problem of err when it is a damaged database's
-// (engine.IsDatabaseCorrupt), nil for any other error: 503
+// (engine.IsDatabaseCorrupt), or a replaced one's (engine.ErrDatabaseReplaced:
+// 503 "database-replaced"), nil for any other error: 503
 // "database-damaged" without Retry-After (lasting), as /healthz answers
 // once the engine has found its file damaged. A 500 "internal" before
 // 2026-12-06, 503 "unavailable" before 2026-12-07.
 func databaseDamaged(err error) *apiError {
 	switch {
+	case errors.Is(err, engine.ErrDatabaseReplaced):
+		return &apiError{kind: kindReplaced, detail: DatabaseReplacedDetail, cause: err, lasting: true}
 	case errors.Is(err, engine.ErrDatabaseCorrupt):
 		return &apiError{kind: kindDamaged, detail: DatabaseDamagedDetail, cause: err, lasting: true}
 	case engine.IsDatabaseCorrupt(err):

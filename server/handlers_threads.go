@@ -42,7 +42,7 @@ func (s *Server) health(r *http.Request, _ *Principal) (any, error) {
 		if errors.Is(err, engine.ErrClosed) {
 			return nil, err
 		}
-		if errors.Is(err, engine.ErrDatabaseCorrupt) {
+		if errors.Is(err, engine.ErrDatabaseCorrupt) || errors.Is(err, engine.ErrDatabaseReplaced) {
 			// A damaged file does not heal: a load balancer must stop
 			// sending traffic here until the operator restores it, and no
 			// Retry-After invites a client to try again in seconds.

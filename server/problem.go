@@ -103,6 +103,10 @@ var (
 	// salvage). Not "unavailable", which a client retries (it was until
 	// 2026-12-07).
 	kindDamaged = kind{"database-damaged", http.StatusServiceUnavailable, "Database damaged"}
+	// kindReplaced is engine.ErrDatabaseReplaced: mnemo.db was replaced
+	// under the running server, whose writes would go into the old file.
+	// 503 without Retry-After: it lasts until the server is restarted.
+	kindReplaced = kind{"database-replaced", http.StatusServiceUnavailable, "Database replaced"}
 	// kindWriteBusy is engine.ErrWriteBusy: a write waited the busy
 	// timeout for the other writes and gave up, nothing of that write
 	// made. A transient overload, so 503 with Retry-After (a 500

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"os"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,6 +50,11 @@ type damage struct {
 	// not write beside the file (NoteDamage); nil until then, and after
 	// ClearDamageMark.
 	unrecorded atomic.Pointer[DamageMark]
+	// file is the database file's identity when Open opened it (the
+	// write gate's stat: os.SameFile), replaced what of it was found
+	// replaced since, nil until then (replaced.go).
+	file     os.FileInfo
+	replaced atomic.Pointer[string]
 	// recorded: note wrote the record (or tried to), once; not for
 	// SQLITE_NOTADB, which every open of the file meets anyway.
 	recorded atomic.Bool
@@ -106,6 +112,7 @@ func openWatched(dsn, path string, wal *WALDamage) (*sql.DB, error) {
 	if err != nil {
 		return nil, err
 	}
+	d.file = g.file // replaced.go
 	db := sql.OpenDB(watchConnector{inner, d, g})
 	damages.Store(db, d)
 	gates.Store(db, g)
@@ -202,6 +209,9 @@ func (c *watchConn) Begin() (driver.Tx, error) {
 func (c *watchConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
 	write := !opts.ReadOnly
 	if write {
+		if err := c.d.replacedError("begin a write transaction"); err != nil { // replaced.go
+			return nil, err
+		}
 		if err := c.gate.enter(ctx, "begin a write transaction"); err != nil {
 			return nil, err
 		}
@@ -238,6 +248,9 @@ func (c *watchConn) ExecContext(ctx context.Context, query string, args []driver
 func (c *watchConn) enterAlone(ctx context.Context) (alone bool, err error) {
 	if c.inTx.Load() || isUngated(ctx) {
 		return false, nil
+	}
+	if err := c.d.replacedError("write"); err != nil { // replaced.go
+		return false, err
 	}
 	if err := c.gate.enter(ctx, "write"); err != nil {
 		return false, err

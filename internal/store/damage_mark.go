@@ -142,15 +142,23 @@ func (d *damage) readMark() {
 // the record and the store of what it read.
 var readMarkHook func()
 
+// recheck reads the record of damage again (readMark), and looks whether
+// the file was replaced (readFile, replaced.go), when the last read is
+// DamageMarkRecheck old, by one caller at a time.
+func (d *damage) recheck() {
+	last := d.markRead.Load()
+	if now := int64(time.Since(markEpoch)); now-last >= int64(DamageMarkRecheck) && d.markRead.CompareAndSwap(last, now) {
+		d.readMark()
+		d.readFile()
+	}
+}
+
 // currentMark returns d's record of damage, read again first when the
 // last read is DamageMarkRecheck old (by one caller at a time), or else
 // the damage a check of this process found and could not record
 // (NoteDamage).
 func (d *damage) currentMark() *DamageMark {
-	last := d.markRead.Load()
-	if now := int64(time.Since(markEpoch)); now-last >= int64(DamageMarkRecheck) && d.markRead.CompareAndSwap(last, now) {
-		d.readMark()
-	}
+	d.recheck()
 	if m := d.mark.Load(); m != nil {
 		return m
 	}

@@ -1,0 +1,107 @@
+package store
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// This file notices a database file replaced under the process that has
+// it open: an operator who restores a backup by renaming it over mnemo.db
+// (mv backup.db mnemo.db, or a cp that makes a new file) while mnemo
+// serve runs. The process's open connections go on reading and writing
+// the old file, which has no name any more, so every write acknowledged
+// from then on is lost when it stops; a connection the pool opens later
+// reads the new file through the old one's -wal and -shm. So at each
+// reread of the record of damage (DamageMarkRecheck, damage_mark.go) the
+// path is compared with the file Open opened (os.SameFile: device and
+// inode), and on Linux this process's open descriptors are searched for
+// the file's -wal removed or replaced (/proc/self/fd: "mnemo.db-wal
+// (deleted)"). Once either was, every write transaction and autocommit
+// write of the database is refused with ErrDatabaseReplaced, until the
+// process ends: only a new Open reads the file now at the path. A path
+// with no file (rm mnemo.db) is not a replacement: the engine reports it
+// (engine.UnlinkedDatabaseError) and its writes go on into the removed
+// file, to be copied out.
+
+// ErrDatabaseReplaced is returned (wrapped, naming what was replaced) by
+// every write of a database Open opened once its file, or the -wal this
+// process writes, was found replaced at its path by another file (or the
+// -wal removed) while the database was open: see Replaced. Its text names
+// engine, not this package: the engine re-exports this value
+// (engine.ErrDatabaseReplaced), and users meet it there.
+var ErrDatabaseReplaced = errors.New("engine: the database file was replaced while this process had it open")
+
+// Replaced returns what of db's file was found replaced while db was open
+// (see ErrDatabaseReplaced): "mnemo.db" (the file's base name) when its
+// path names another file than the one Open opened, "mnemo.db-wal" when
+// the -wal this process holds open was removed from its path or replaced
+// (Linux only), both joined by " and "; "" when neither (also for a
+// database Open did not open). The paths are looked at again at most
+// every DamageMarkRecheck; once found, it stays found.
+func Replaced(db *sql.DB) string {
+	v, ok := damages.Load(db)
+	if !ok {
+		return ""
+	}
+	d := v.(*damage)
+	d.recheck()
+	if p := d.replaced.Load(); p != nil {
+		return *p
+	}
+	return ""
+}
+
+// replacedError returns ErrDatabaseReplaced wrapped with what was
+// replaced and what (the write) was refused, nil while nothing was.
+func (d *damage) replacedError(what string) error {
+	d.recheck()
+	p := d.replaced.Load()
+	if p == nil {
+		return nil
+	}
+	return fmt.Errorf("store: %s refused: %w (%s replaced at %s)", what, ErrDatabaseReplaced, *p, filepath.Dir(d.path))
+}
+
+// readFile looks whether d's file or its -wal was replaced at its path,
+// and keeps the answer once it was.
+func (d *damage) readFile() {
+	if d.file == nil || d.replaced.Load() != nil {
+		return
+	}
+	var what []string
+	if fi, err := os.Stat(d.path); err == nil && !os.SameFile(fi, d.file) {
+		what = append(what, filepath.Base(d.path))
+	}
+	if heldUnlinked(d.path + "-wal") {
+		what = append(what, filepath.Base(d.path)+"-wal")
+	}
+	if len(what) == 0 {
+		return
+	}
+	s := what[0]
+	if len(what) == 2 {
+		s += " and " + what[1]
+	}
+	d.replaced.CompareAndSwap(nil, &s)
+}
+
+// heldUnlinked reports whether this process holds open a file that was
+// at path and has been removed from it (renamed over or deleted): Linux's
+// /proc/self/fd names it "path (deleted)". False where /proc/self/fd
+// cannot be read (not Linux).
+func heldUnlinked(path string) bool {
+	const dir = "/proc/self/fd"
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, ent := range ents {
+		if to, err := os.Readlink(filepath.Join(dir, ent.Name())); err == nil && to == path+" (deleted)" {
+			return true
+		}
+	}
+	return false
+}
