@@ -25,9 +25,11 @@ const cookiePair = "[!#$%&*+.^_`|~0-9A-Za-z-]+=(?:\"[^\"\\r\\n;]*\"|[^;\\s\",\\\
 
 // cookieHeader is cookieRule's pattern: the field name Cookie or
 // Set-Cookie, any case, at a line's start or after a blank, a quote or a
-// bracket (curl -H 'Cookie: …', a JSON header map's "Cookie": "…"), its
-// colon, then the pairs apart by ';' (group pairs).
-var cookieHeader = regexp.MustCompile(`(?im)(?:^|[ \t"'{(,\[])(?P<set>set-)?cookie"?[ \t]*:[ \t]*"?` +
+// bracket (curl -H 'Cookie: …', a JSON header map's "Cookie": "…"), in
+// double quotes, single quotes or none (Python's {'Cookie': '…'}, a
+// JavaScript object's {Cookie: '…'}: rev68, they were stored in clear),
+// its colon, then the pairs apart by ';' (group pairs).
+var cookieHeader = regexp.MustCompile(`(?im)(?:^|[ \t"'{(,\[])(?P<set>set-)?cookie["']?[ \t]*:[ \t]*["']?` +
 	`(?P<pairs>` + cookiePair + `(?:;[ \t]*` + cookiePair + `)*)`)
 
 // cookieValues is cookieRule's rewrite: each value of the match's pairs

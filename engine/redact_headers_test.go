@@ -57,6 +57,11 @@ func TestRedactCookies(t *testing.T) {
 		{"json-header-map", `{"headers": {"Cookie": "sessionid=abc123def456; theme=dark"}}`, `{"headers": {"Cookie": "sessionid=` + m + `; theme=` + m + `"}}`},
 		{"har-entry", `{"name": "Cookie", "value": "sessionid=abc123def456"}`, `{"name": "Cookie", "value": "sessionid=` + m + `"}`},
 		{"raw-headers", `["Set-Cookie", "sid=Xy9aB3kLmN0pQ; Path=/"]`, `["Set-Cookie", "sid=` + m + `; Path=/"]`},
+		// rev68: single quotes (Python, JavaScript) were stored in clear.
+		{"python-dict", `requests.get(url, headers={'Cookie': 'sessionid=abc123def456; theme=dark'})`, `requests.get(url, headers={'Cookie': 'sessionid=` + m + `; theme=` + m + `'})`},
+		{"js-object", `fetch(url, {headers: {Cookie: 'sessionid=abc123def456'}})`, `fetch(url, {headers: {Cookie: 'sessionid=` + m + `'}})`},
+		{"mixed-quotes", `{"Set-Cookie": 'sid=Xy9aB3kLmN0pQ; Path=/'}`, `{"Set-Cookie": 'sid=` + m + `; Path=/'}`},
+		{"quoted-prose-kept", "the 'cookie': 'oatmeal raisin', the best", "the 'cookie': 'oatmeal raisin', the best"},
 		{"prose-kept", "the cookie policy says: be nice. The Cookie: header carries name=value pairs; Cookies: 3 accepted", "the cookie policy says: be nice. The Cookie: header carries name=value pairs; Cookies: 3 accepted"},
 		{"recipe-kept", "Cookie: chocolate chip, oatmeal", "Cookie: chocolate chip, oatmeal"},
 		{"example-kept", "Cookie: name=value; name2=value2\nSet-Cookie: <name>=<value>", "Cookie: name=value; name2=value2\nSet-Cookie: <name>=<value>"},
