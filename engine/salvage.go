@@ -44,9 +44,11 @@ type SalvageTable struct {
 	// key, a NULL, a value of the wrong type: garbled by the damage).
 	Invalid int64 `json:"invalid,omitempty"`
 	// FromPages counts the rows kept (in Kept) that SQLite's walk of the
-	// table did not return, read from its intact leaf pages: those below
-	// a damaged interior page. Rows from pages on the freelist, which may
-	// hold erased rows, are never read.
+	// table did not return, read from its leaf pages: those below a
+	// damaged interior page, and those of a leaf whose cell count was
+	// garbled (read by its pointer array when that tiles the page). Rows
+	// from pages on the freelist, which may hold erased rows, are never
+	// read.
 	FromPages int64 `json:"fromPages,omitempty"`
 	// Garbled counts rows read whole but dropped because a value is not
 	// what mnemo writes (text that is not UTF-8, a JSON column that is not

@@ -46,8 +46,9 @@ func printLostRows(w io.Writer, tables []engine.SalvageTable) {
 }
 
 // printFromPages writes one line naming the tables some of whose rows
-// were kept from their intact leaf pages, below a damaged interior page
-// that hid them from SQLite (engine.SalvageTable.FromPages).
+// were kept from their leaf pages, which SQLite did not read whole: below
+// a damaged interior page that hid them, or a leaf whose cell count was
+// garbled (engine.SalvageTable.FromPages).
 func printFromPages(w io.Writer, tables []engine.SalvageTable) {
 	var parts []string
 	for _, t := range tables {
@@ -56,6 +57,6 @@ func printFromPages(w io.Writer, tables []engine.SalvageTable) {
 		}
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(w, "rows kept from intact leaf pages below a damaged interior page (counted in kept): %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "rows kept from leaf pages SQLite could not read (below a damaged interior page, or a garbled cell count; counted in kept): %s\n", strings.Join(parts, ", "))
 	}
 }

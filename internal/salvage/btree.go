@@ -15,11 +15,12 @@ import (
 // SQLite's integrity_check checks it (checkTreePage): every cell and
 // freeblock inside the content area, none overlapping another, and the
 // bytes left between them equal to the fragment count. A page whose cell
-// count is garbled fails this (its offsets point into the unallocated
-// space or at one another), and so the stale copies of cells that page
-// splits leave in the unallocated space (secure_delete zeroes a deleted
-// cell where it lives, not those copies: internal/store's Reindex) are
-// never read as cells.
+// count is garbled fails this by its count (its offsets point into the
+// unallocated space or at one another) and is read only by the prefix of
+// its pointer array that does add up (cellcount.go); so the stale copies
+// of cells that page splits leave in the unallocated space
+// (secure_delete zeroes a deleted cell where it lives, not those copies:
+// internal/store's Reindex) are never read as cells.
 
 // The b-tree page types (the first byte of the page header).
 const (
@@ -34,6 +35,9 @@ type btreePage struct {
 	typ   byte
 	cells []int // the offsets of its cells, in key order
 	right int64 // the right-most child of an interior page
+	// inferred is set when the header's cell count did not add up and
+	// the cells were found by the pointer array instead (inferCells).
+	inferred bool
 }
 
 // interior reports whether the page has children.
@@ -47,51 +51,114 @@ func child(data []byte, off int) int64 {
 	return int64(binary.BigEndian.Uint32(data[off:]))
 }
 
+// pageHeader is what a b-tree page's header says.
+type pageHeader struct {
+	typ       byte
+	array     int // the offset of the cell pointer array
+	ncell     int // the cell count
+	content   int // the start of the cell content area
+	firstFree int // the first freeblock (0: none)
+	frags     int // the fragmented free bytes
+	right     int64
+}
+
+// headerOf reads the header of page n (data); ok is false when it is no
+// b-tree page's or its content area is out of the page.
+func headerOf(n int64, data []byte, usable int) (h pageHeader, ok bool) {
+	at := 0
+	if n == 1 {
+		at = 100
+	}
+	if usable > len(data) || at+12 > usable {
+		return h, false
+	}
+	h.typ = data[at]
+	hlen := 8
+	switch h.typ {
+	case pageIndexInterior, pageTableInterior:
+		hlen = 12
+		h.right = child(data, at+8)
+	case pageIndexLeaf, pageTableLeaf:
+	default:
+		return h, false
+	}
+	h.array = at + hlen
+	h.firstFree = int(binary.BigEndian.Uint16(data[at+1:]))
+	h.ncell = int(binary.BigEndian.Uint16(data[at+3:]))
+	h.content = int(binary.BigEndian.Uint16(data[at+5:]))
+	if h.content == 0 {
+		h.content = 65536
+	}
+	h.frags = int(data[at+7])
+	return h, h.array <= h.content && h.content <= usable
+}
+
 // parsePage checks the structure of page n (its bytes, data) of a file
 // whose pages have usable bytes each (the page size less the reserved
 // bytes at each page's end) and returns it; ok is false when the page is
-// no b-tree page or does not add up.
+// no b-tree page or does not add up, by its header's cell count or by
+// the count inferCells finds.
 func parsePage(n int64, data []byte, usable int) (p btreePage, ok bool) {
-	hdr := 0
-	if n == 1 {
-		hdr = 100
-	}
-	if usable > len(data) || hdr+12 > usable {
+	h, ok := headerOf(n, data, usable)
+	if !ok {
 		return p, false
 	}
-	p.typ = data[hdr]
-	hlen := 8
-	switch p.typ {
-	case pageIndexInterior, pageTableInterior:
-		hlen = 12
-		p.right = child(data, hdr+8)
-	case pageIndexLeaf, pageTableLeaf:
-	default:
+	free, ok := appendFreeblocks(nil, data, h.firstFree, h.content, usable)
+	if !ok {
 		return p, false
 	}
-	ncell := int(binary.BigEndian.Uint16(data[hdr+3:]))
-	content := int(binary.BigEndian.Uint16(data[hdr+5:]))
-	if content == 0 {
-		content = 65536
+	p = btreePage{typ: h.typ, right: h.right}
+	if p.cells, ok = listedCells(h, data, usable, free); ok {
+		return p, true
 	}
-	if hdr+hlen+2*ncell > content || content > usable {
-		return p, false
+	p.cells, ok = inferCells(h, data, usable, free)
+	p.inferred = ok
+	return p, ok
+}
+
+// listedCells returns the cells of the page (data, its header h and
+// freeblocks free) that its header's cell count lists, when they and the
+// freeblocks tile its content area.
+func listedCells(h pageHeader, data []byte, usable int, free [][2]int) ([]int, bool) {
+	if h.array+2*h.ncell > h.content {
+		return nil, false
 	}
-	spans := make([][2]int, 0, ncell+4)
-	for i := range ncell {
-		off := int(binary.BigEndian.Uint16(data[hdr+hlen+2*i:]))
-		if off < content || off >= usable {
-			return p, false
+	cells := make([]int, 0, h.ncell)
+	spans := append(make([][2]int, 0, h.ncell+len(free)), free...)
+	for i := range h.ncell {
+		off := int(binary.BigEndian.Uint16(data[h.array+2*i:]))
+		end, ok := cellEnd(h, data, off, usable)
+		if !ok {
+			return nil, false
 		}
-		size, ok := cellSize(p.typ, data[off:usable], usable)
-		if !ok || off+size > usable {
-			return p, false
-		}
-		p.cells = append(p.cells, off)
-		spans = append(spans, [2]int{off, off + size})
+		cells, spans = append(cells, off), append(spans, [2]int{off, end})
 	}
-	spans, ok = appendFreeblocks(spans, data, int(binary.BigEndian.Uint16(data[hdr+1:])), content, usable)
-	return p, ok && fragments(spans, content, usable) == int(data[hdr+7])
+	return cells, fragments(spans, h.content, usable) == h.frags
+}
+
+// cellEnd returns the end of the cell at off of the page (data, header
+// h): ok is false when it starts outside the content area or does not
+// parse or end inside it.
+func cellEnd(h pageHeader, data []byte, off, usable int) (int, bool) {
+	if off < h.content || off >= usable {
+		return 0, false
+	}
+	size, ok := cellSize(h.typ, data[off:usable], usable)
+	return off + size, ok && off+size <= usable
+}
+
+// fragments returns the bytes of the content area (content..usable) that
+// no span covers, or -1 when two spans overlap.
+func fragments(spans [][2]int, content, usable int) int {
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	free, at := 0, content
+	for _, s := range spans {
+		if s[0] < at {
+			return -1
+		}
+		free, at = free+s[0]-at, s[1]
+	}
+	return free + usable - at
 }
 
 // appendFreeblocks appends the spans of the page's chain of freeblocks,
@@ -110,20 +177,6 @@ func appendFreeblocks(spans [][2]int, data []byte, first, content, usable int) (
 		prev, fb = fb, next
 	}
 	return spans, true
-}
-
-// fragments returns the bytes of the content area (content..usable) that
-// no span covers, or -1 when two spans overlap.
-func fragments(spans [][2]int, content, usable int) int {
-	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
-	free, at := 0, content
-	for _, s := range spans {
-		if s[0] < at {
-			return -1
-		}
-		free, at = free+s[0]-at, s[1]
-	}
-	return free + usable - at
 }
 
 // cellSize returns the bytes of the cell that b starts with on a page of

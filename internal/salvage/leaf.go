@@ -10,7 +10,8 @@ import (
 // of it: each row whose values fit t's shape goes through insert as a
 // row read by SQL does (valid.go, the schema), one that does not is
 // garbled. The rowids read so leave the unreadable ranges, and all of
-// them do when the table is complete (account.go).
+// them do when the table is complete (account.go); those of its pages
+// that do not add up join them (btree.lost).
 func (c *tableCopy) fromPages(ctx context.Context, lp *leafPages, t tableDef) error {
 	tree := lp.tables[t.name]
 	if tree == nil || !tree.damaged && len(c.res.Unreadable) == 0 {
@@ -55,7 +56,13 @@ func (c *tableCopy) fromPages(ctx context.Context, lp *leafPages, t tableDef) er
 		}
 	}
 	slices.Sort(found)
-	c.res.Unreadable = subtract(c.res.Unreadable, found)
+	read := append(slices.Clone(c.sqlRead), found...)
+	slices.Sort(read)
+	// The rowids of a page that does not add up are unreadable though SQL
+	// read past it without an error (a garbled cell count: it returned
+	// some of the page's rows or none), unless read.
+	lost := subtract(mergeRanges(slices.Clone(tree.lost)), read)
+	c.res.Unreadable = mergeRanges(append(subtract(c.res.Unreadable, found), lost...))
 	if whole { // account.go: no row of the table was on a page not read
 		c.res.Unreadable = nil
 	}

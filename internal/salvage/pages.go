@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -43,10 +44,19 @@ type pageFile struct {
 
 // btree is a b-tree of the damaged file's schema.
 type btree struct {
-	name    string
-	root    int64
-	leaves  []int64 // its table-leaf pages whose structure adds up
-	damaged bool    // a page it reaches does not add up, or is out of the file or reached twice
+	name   string
+	root   int64
+	leaves []int64 // its table-leaf pages whose structure adds up
+	// damaged is set when a page it reaches does not add up, is out of
+	// the file, free or reached twice, or adds up only by the cells its
+	// pointer array lists past a garbled cell count (cellcount.go).
+	damaged bool
+	// lost lists the rowid ranges of the pages of a table's b-tree that
+	// were reached from an interior page that adds up but do not add up
+	// themselves (by the keys that name them: a leaf's rows, if any, are
+	// lost unless found elsewhere), and of its root when that does not
+	// (from rowid 1).
+	lost []Range
 	// contested counts its leaves another b-tree reached too (not read).
 	contested int
 	// complete is set when every row it holds is on its leaves
@@ -201,11 +211,12 @@ func (f *pageFile) readTrees(ctx context.Context, src *sql.DB) error {
 func (f *pageFile) walk(ctx context.Context, i int) error {
 	t := &f.trees[i]
 	seen := map[int64]bool{}
-	for stack := []int64{t.root}; len(stack) > 0; {
-		n := stack[len(stack)-1]
+	for stack := []reach{{t.root, 1, math.MaxInt64}}; len(stack) > 0; {
+		r := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
+		n := r.page
 		if n < 1 || n > f.count || seen[n] || f.free[n] {
-			t.damaged = true
+			t.damaged, t.lost = true, append(t.lost, r.keys())
 			continue
 		}
 		seen[n] = true
@@ -220,20 +231,52 @@ func (f *pageFile) walk(ctx context.Context, i int) error {
 		}
 		p, ok := parsePage(n, data, f.usable)
 		if err != nil || !ok {
-			t.damaged = true
+			t.damaged, t.lost = true, append(t.lost, r.keys())
 			continue
 		}
+		t.damaged = t.damaged || p.inferred
 		switch {
 		case p.interior():
-			stack = append(stack, p.right)
-			for _, off := range slices.Backward(p.cells) {
-				stack = append(stack, child(data, off))
-			}
+			stack = append(stack, r.children(data, p)...)
 		case p.typ == pageTableLeaf:
 			t.leaves = append(t.leaves, n)
 		}
 	}
 	return nil
+}
+
+// reach is a page to walk and the rowids its keys bound (from..to: a
+// table b-tree's; an index's are not used).
+type reach struct {
+	page     int64
+	from, to int64
+}
+
+// keys returns the rowids r's page may hold.
+func (r reach) keys() Range { return Range{r.from, r.to} }
+
+// children returns the children of interior page p (data) in the order
+// to walk them (right-most first, the stack pops the left-most first),
+// each with the rowids it may hold: a cell's child those above the key
+// before and up to its own, the right-most child those above the last.
+func (r reach) children(data []byte, p btreePage) []reach {
+	out := []reach{{p.right, r.from, r.to}}
+	for i, off := range slices.Backward(p.cells) {
+		c := reach{child(data, off), r.from, r.to}
+		if p.typ == pageTableInterior {
+			key, _ := tableKey(p.typ, data[off:])
+			c.to = min(key, r.to)
+			if i > 0 {
+				prev, _ := tableKey(p.typ, data[p.cells[i-1]:])
+				c.from = max(min(prev, math.MaxInt64-1)+1, r.from)
+			}
+			if i == len(p.cells)-1 && key < math.MaxInt64 {
+				out[0].from = max(key+1, r.from)
+			}
+		}
+		out = append(out, c)
+	}
+	return out
 }
 
 // adoptOrphans gives each orphan table-leaf page (reached by no b-tree,

@@ -306,6 +306,10 @@ func (c *tableCopy) read(ctx context.Context, lo, hi int64, desc bool) (n int, e
 		if !ok {
 			continue
 		}
+		if !inOrder(rowid, lo, hi, edge, n, desc) {
+			c.res.Garbled++ // read through a garbled cell pointer
+			continue
+		}
 		c.sqlRead = append(c.sqlRead, rowid)
 		if err := c.insert(ctx, vals); err != nil {
 			return n, edge, nil, err
@@ -316,6 +320,28 @@ func (c *tableCopy) read(ctx context.Context, lo, hi int64, desc bool) (n int, e
 		return n, edge, rerr, c.readErr(ctx, rerr)
 	}
 	return n, edge, nil, nil
+}
+
+// inOrder reports whether a row of rowid read in rowid order (descending
+// when desc) from lo..hi, after n rows the last of which was edge, is
+// where a table's b-tree puts it: within the range and past the row
+// before. SQLite returns every cell a leaf page's pointer array lists,
+// so a page whose cell count was garbled higher (by one bit of its
+// count, or 1 or 2) yields cells from the pointers past its true count:
+// bytes that are no row of the table, out of order, their rowid often
+// out of the range (0: a zero pointer reads the page's header as a cell). Such a row was counted invalid or garbled, or kept
+// when it fitted; and one below the range read made the scan read from
+// there again, and again (a salvage that never ended).
+func inOrder(rowid, lo, hi, edge int64, n int, desc bool) bool {
+	switch {
+	case rowid < max(lo, 1) || rowid > hi: // clamp: mnemo writes no rowid below 1
+		return false
+	case n == 0:
+		return true
+	case desc:
+		return rowid < edge
+	}
+	return rowid > edge
 }
 
 // readErr returns nil for an error of SQLite reading a damaged file (the

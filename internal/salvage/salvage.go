@@ -43,15 +43,18 @@ type Table struct {
 	// a duplicate key, a NULL, a value of the wrong type).
 	Invalid int64 `json:"invalid,omitempty"`
 	// FromPages counts the rows kept (in Kept) that SQL did not return,
-	// read from the table's intact leaf pages (pages.go): those below a
-	// damaged interior page, which hid them.
+	// read from the table's leaf pages (pages.go): those below a damaged
+	// interior page, which hid them, and those of a leaf whose cell count
+	// was garbled (cellcount.go).
 	FromPages int64 `json:"fromPages,omitempty"`
 	// Garbled counts rows read whole but dropped because a value is not
 	// what mnemo writes (valid.go: text that is not UTF-8, a JSON column
 	// that is not JSON, a vector that is not one) or, for messages, their
 	// text does not match their stored digest (msgstore.Digest: a damaged
 	// overflow page, or a large tool result whose full text was lost) or
-	// their seq is out of place in their thread (seqs.go).
+	// their seq is out of place in their thread (seqs.go); and what SQL
+	// returned out of rowid order, read through the pointers past a
+	// garbled cell count (read.go's inOrder).
 	Garbled int64 `json:"garbled,omitempty"`
 	// Redigested counts messages kept (in Kept) whose stored digest was
 	// damaged while the text it covers reads whole: the digest agrees with
