@@ -130,6 +130,34 @@ func TestWALRemovedUnderOpenDatabase(t *testing.T) {
 	}
 }
 
+// TestWALRemovedUnderSymlinkedDir: the -wal removed is found too when the
+// data directory was given through a symbolic link, which /proc/self/fd
+// names resolved (rev68: it was never found so).
+func TestWALRemovedUnderSymlinkedDir(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the removed -wal is found through /proc/self/fd")
+	}
+	ctx := context.Background()
+	real, link := t.TempDir(), filepath.Join(t.TempDir(), "data")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	e, err := engine.Open(ctx, engine.Config{Dir: link, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "the ferry left at noon")}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(real, engine.DatabaseFile+"-wal")); err != nil {
+		t.Fatal(err)
+	}
+	if err := waitReplaced(t, e); !strings.Contains(err.Error(), "mnemo.db-wal") {
+		t.Fatalf("Ping: %v, want it to name mnemo.db-wal", err)
+	}
+}
+
 // waitReplaced waits until e's Ping says ErrDatabaseReplaced, for a few
 // rereads at most, and returns its error.
 func waitReplaced(t *testing.T, e *engine.Engine) error {

@@ -90,13 +90,18 @@ func (d *damage) readFile() {
 
 // heldUnlinked reports whether this process holds open a file that was
 // at path and has been removed from it (renamed over or deleted): Linux's
-// /proc/self/fd names it "path (deleted)". False where /proc/self/fd
-// cannot be read (not Linux).
+// /proc/self/fd names it "path (deleted)", path with its symbolic links
+// resolved (the kernel's name of it: a data directory given through a
+// link, --dir /data/mnemo with /data a link, was never found so, rev68).
+// False where /proc/self/fd cannot be read (not Linux).
 func heldUnlinked(path string) bool {
 	const dir = "/proc/self/fd"
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return false
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		path = filepath.Join(real, filepath.Base(path))
 	}
 	for _, ent := range ents {
 		if to, err := os.Readlink(filepath.Join(dir, ent.Name())); err == nil && to == path+" (deleted)" {
