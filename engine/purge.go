@@ -333,11 +333,14 @@ func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 // when r is over its bound (residue.over), or when the file holds one of
 // r's prefixes outside live rows where clearResidue cannot zero it; then
 // it checkpoints. Either way, when it returns nil the file holds none of
-// r's prefixes but in live rows (residue's guarantee). It
-// returns why it vacuumed (VacuumTextsUnknown, VacuumTooLarge,
-// VacuumResidue), "" when it did not.
+// r's prefixes but in live rows (residue's guarantee). A free list that
+// does not hold together (store.ErrFreeListDamaged) makes it vacuum
+// (VacuumResidue), and when VACUUM fails too, its error matches
+// ErrDatabaseCorrupt. It returns why it vacuumed (VacuumTextsUnknown,
+// VacuumTooLarge, VacuumResidue), "" when it did not.
 func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vacuum, error) {
 	var why Vacuum
+	var damaged error // clearResidue's store.ErrFreeListDamaged
 	switch {
 	case always:
 		why = VacuumTextsUnknown
@@ -346,17 +349,28 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vac
 		e.log.Info("erasure too large to search the database file for its texts; vacuuming", "texts", r.texts)
 	default:
 		cleared, err := e.clearResidue(ctx, r)
-		if err != nil {
+		switch {
+		case errors.Is(err, store.ErrFreeListDamaged):
+			// No page can be told free or live by a damaged free list;
+			// VACUUM does not read it (rev65 #4: each retry failed here).
+			damaged = err
+			e.log.Warn("the database file's free list is damaged; vacuuming it to take an erased text out", "err", err)
+		case err != nil:
 			return "", fmt.Errorf("%w: residue check: %w", ErrEraseIncomplete, err)
-		}
-		if cleared {
+		case cleared:
 			return "", nil
+		default:
+			e.log.Warn("the database file still holds the start of an erased text where it cannot be zeroed in place (an overflow page, or across two pages); vacuuming")
 		}
 		why = VacuumResidue
-		e.log.Warn("the database file still holds the start of an erased text where it cannot be zeroed in place (an overflow page, or across two pages); vacuuming")
 	}
 	e.erasure.vacuums.Add(1)
 	if err := store.Vacuum(ctx, e.db); err != nil {
+		if damaged != nil {
+			// Both match ErrDatabaseCorrupt: the CLI gives its advice
+			// for a damaged file.
+			return why, fmt.Errorf("%w: vacuum: %w (after %w)", ErrEraseIncomplete, err, damaged)
+		}
 		return why, fmt.Errorf("%w: vacuum: %w", ErrEraseIncomplete, err)
 	}
 	return why, e.checkpoint(ctx)

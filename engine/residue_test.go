@@ -90,7 +90,7 @@ func TestResidueCheck(t *testing.T) {
 // plantInTrunk makes e's database file hold text in the unused tail of a
 // free-list trunk page (freeing pages first), through sqlite_dbpage: bytes
 // the residue check cannot tell from live ones without the trunk's layout
-// it does not read, so it vacuums.
+// it does not read, so it vacuums. With text "" it only frees the pages.
 func plantInTrunk(t *testing.T, e *engine.Engine, text string) {
 	t.Helper()
 	ctx := context.Background()
@@ -114,6 +114,9 @@ func plantInTrunk(t *testing.T, e *engine.Engine, text string) {
 	}
 	if err := db.QueryRowContext(ctx, `SELECT data FROM sqlite_dbpage WHERE pgno = ?`, pg).Scan(&trunk); err != nil {
 		t.Fatal(err)
+	}
+	if text == "" {
+		return
 	}
 	copy(trunk[len(trunk)-len(text)-8:], text)
 	if _, err := db.ExecContext(ctx, `UPDATE sqlite_dbpage SET data = ? WHERE pgno = ?`, trunk, pg); err != nil {
@@ -189,5 +192,72 @@ func TestErasureZeroesLeftoverCopy(t *testing.T) {
 	}
 	if held, err := engine.FileHolds(path, [][]byte{[]byte("a turn of another thread, kept")}); err != nil || !held {
 		t.Fatalf("the kept thread's text left the file (%v)", err)
+	}
+}
+
+// TestResidueFreeListDamaged: when the page holding an erased text's copy
+// is in a file whose free list does not hold together (a trunk page past
+// the end of the file, a count other than the header's), the residue
+// check vacuums (VacuumResidue), which takes the copy out and leaves a
+// sound file; it failed with ErrEraseIncomplete instead, on every retry
+// (rev65 #4). The erasure of a thread does too, end to end.
+func TestResidueFreeListDamaged(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name   string
+		damage func(page1 []byte, pages uint32)
+		erase  bool // by DeleteThread, not the check alone (SQLite's own writes do not read the count)
+	}{
+		{"TrunkOutOfFile", func(p1 []byte, pages uint32) { binary.BigEndian.PutUint32(p1[32:], pages+100) }, false},
+		{"CountWrong", func(p1 []byte, _ uint32) { binary.BigEndian.PutUint32(p1[36:], binary.BigEndian.Uint32(p1[36:])+1) }, false},
+		{"CountWrongDeleteThread", func(p1 []byte, _ uint32) { binary.BigEndian.PutUint32(p1[36:], binary.BigEndian.Uint32(p1[36:])+1) }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			const secret, kept = "my leftover secret is zq-8812-vv-0451, keep it", "a turn of another thread, kept"
+			e := enginetest.SQLite.MustOpen(t, engine.Config{})
+			if tc.erase {
+				appendUser(t, e, "gone", "r", secret)
+			}
+			appendUser(t, e, "kept", "r", kept)
+			path := filepath.Join(e.Dir(), engine.DatabaseFile)
+			plantInTrunk(t, e, "") // a free list
+			enginetest.PlantLeftover(t, path, secret)
+			db := engine.DBOf(e)
+			var page1 []byte
+			var pages uint32
+			if err := db.QueryRowContext(ctx, `SELECT data FROM sqlite_dbpage WHERE pgno = 1`).Scan(&page1); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+				t.Fatal(err)
+			}
+			tc.damage(page1, pages)
+			if _, err := db.ExecContext(ctx, `UPDATE sqlite_dbpage SET data = ? WHERE pgno = 1`, page1); err != nil {
+				t.Fatal(err)
+			}
+			var why engine.Vacuum
+			var err error
+			if tc.erase {
+				var res *engine.EraseResult
+				if res, err = e.DeleteThread(ctx, "gone"); res != nil {
+					why = res.Vacuumed
+				}
+			} else {
+				why, err = engine.CheckResidue(ctx, e, []string{secret})
+			}
+			if err != nil || why != engine.VacuumResidue {
+				t.Fatalf("vacuumed %q, %v; want %q, no error", why, err, engine.VacuumResidue)
+			}
+			if held, err := engine.FileHolds(path, [][]byte{[]byte(secret)}); err != nil || held {
+				t.Fatalf("the file still holds the erased text (%v)", err)
+			}
+			if held, err := engine.FileHolds(path, [][]byte{[]byte(kept)}); err != nil || !held {
+				t.Fatalf("the kept thread's text left the file (%v)", err)
+			}
+			var ok string
+			if err := db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+				t.Fatalf("integrity_check: %q, %v", ok, err)
+			}
+		})
 	}
 }

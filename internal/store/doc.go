@@ -93,7 +93,9 @@
 //   - ClearFreeSpace (freespace.go) writes raw pages (sqlite_dbpage) in one
 //     write transaction, and changes only bytes SQLite never reads: a
 //     b-tree page's unallocated space and freeblock bodies, a free-list
-//     leaf page.
+//     leaf page (one that reads as a b-tree page is left). It writes
+//     nothing when the free list does not hold together
+//     (ErrFreeListDamaged).
 //   - OpenReadOnly never writes the file nor checkpoints its WAL; VacuumInto
 //     copies the database as of one commit into a new file with no free page
 //     (copy.go: what engine.Backup writes).

@@ -20,6 +20,25 @@ var ErrSchemaTooNew = errors.New("engine: database schema is newer than this bui
 // dropped). Nothing is migrated or written.
 var ErrNoSchema = errors.New("store: the database holds no mnemo schema")
 
+// ErrFreeListDamaged is matched by ClearFreeSpace's error when the
+// database file's free list does not hold together: a trunk page out of
+// the file or met twice, a trunk listing more leaves than a page holds, a
+// leaf out of the file or listed twice, or a number of free-list pages
+// other than the header's count. Such an error matches
+// ErrDatabaseCorrupt too: the file is damaged, and ClearFreeSpace changed
+// nothing. VACUUM, which writes the file anew from its rows, does not
+// read the old free list and leaves a sound one.
+var ErrFreeListDamaged = errors.New("store: the database file's free list is damaged")
+
+// freeListError is ClearFreeSpace's error for a damaged free list: it
+// matches ErrFreeListDamaged and ErrDatabaseCorrupt.
+type freeListError struct{ detail string }
+
+func (e freeListError) Error() string { return ErrFreeListDamaged.Error() + ": " + e.detail }
+func (e freeListError) Is(target error) bool {
+	return target == ErrFreeListDamaged || target == ErrDatabaseCorrupt
+}
+
 // SQLite's primary result codes for a damaged database file
 // (https://sqlite.org/rescode.html).
 const (

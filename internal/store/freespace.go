@@ -45,7 +45,9 @@ type FreeSpace struct {
 // b-tree is the same; a page that no longer holds (a write changed it
 // since the caller's scan) is left as it is. What it found is returned
 // (FreeSpace); the bytes reach the database file at the next checkpoint.
-// A page number past the end of the file is an error.
+// A page number past the end of the file is an error; a free list that
+// does not hold together (read when a page to zero is found) is an error
+// matching ErrFreeListDamaged and ErrDatabaseCorrupt, nothing written.
 func ClearFreeSpace(ctx context.Context, db *sql.DB, pages []int64, holds func(page []byte) bool) (FreeSpace, error) {
 	var out FreeSpace
 	err := RunTx(ctx, db, func(tx *Tx) error {
@@ -110,6 +112,7 @@ type fileHeader struct {
 	reserved  int            // bytes reserved at the end of each page
 	ptrmap    bool           // auto_vacuum: pointer-map pages, which parse as no b-tree page, are among the pages
 	trunk     int64          // the first free-list trunk page (0: none)
+	freeCount int64          // the header's count of free-list pages
 	free      map[int64]bool // free-list page → whether it is a trunk; nil until read
 }
 
@@ -122,8 +125,9 @@ func readFileHeader(ctx context.Context, tx *Tx) (fileHeader, error) {
 	if len(p) < 100 {
 		return fileHeader{}, fmt.Errorf("read page 1: %d bytes", len(p))
 	}
-	f := fileHeader{pageSize: len(p), reserved: int(p[20]), trunk: int64(binary.BigEndian.Uint32(p[32:])),
-		ptrmap: binary.BigEndian.Uint32(p[52:]) != 0}
+	be := binary.BigEndian
+	f := fileHeader{pageSize: len(p), reserved: int(p[20]), trunk: int64(be.Uint32(p[32:])),
+		freeCount: int64(be.Uint32(p[36:])), ptrmap: be.Uint32(p[52:]) != 0}
 	if err := tx.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&f.pageCount); err != nil {
 		return fileHeader{}, fmt.Errorf("page count: %w", err)
 	}
@@ -150,7 +154,11 @@ func (f *fileHeader) zeroFree(ctx context.Context, tx *Tx, pg int64, page []byte
 		return false, err
 	}
 	if trunk, ok := f.free[pg]; ok {
-		if trunk {
+		if _, btree := freeRegions(page, headerAt(pg)); trunk || btree {
+			// secure_delete (Open) zeroes each page it frees: a listed
+			// leaf that reads as a b-tree page may be a live one a
+			// damaged list names (or one freed before secure_delete);
+			// only VACUUM tells.
 			return false, nil
 		}
 		clear(page)
@@ -159,17 +167,18 @@ func (f *fileHeader) zeroFree(ctx context.Context, tx *Tx, pg int64, page []byte
 	return zeroBtreeFree(page, headerAt(pg)), nil
 }
 
-// readFreelist reads the free list's pages into f.free, once. Each trunk
-// page lists up to pageSize/4-2 leaves, so a free list of n pages costs
-// about n/1,000 page reads.
+// readFreelist reads the free list's pages into f.free, once, and
+// checks that it holds together (freeListError, ErrFreeListDamaged). Each
+// trunk page lists up to pageSize/4-2 leaves, so a free list of n pages
+// costs about n/1,000 page reads.
 func (f *fileHeader) readFreelist(ctx context.Context, tx *Tx) error {
 	if f.free != nil {
 		return nil
 	}
 	f.free = map[int64]bool{}
 	for t := f.trunk; t != 0; {
-		if _, seen := f.free[t]; seen || t > f.pageCount {
-			return fmt.Errorf("free list: trunk page %d out of order", t)
+		if !f.newFreePage(t) {
+			return freeListError{fmt.Sprintf("trunk page %d is out of the file or met twice", t)}
 		}
 		p, err := readPage(ctx, tx, t)
 		if err != nil {
@@ -178,14 +187,28 @@ func (f *fileHeader) readFreelist(ctx context.Context, tx *Tx) error {
 		f.free[t] = true
 		n := int(binary.BigEndian.Uint32(p[4:]))
 		if 8+4*n > len(p) {
-			return fmt.Errorf("free list: trunk page %d lists %d leaves", t, n)
+			return freeListError{fmt.Sprintf("trunk page %d lists %d leaves", t, n)}
 		}
 		for i := range n {
-			f.free[int64(binary.BigEndian.Uint32(p[8+4*i:]))] = false
+			leaf := int64(binary.BigEndian.Uint32(p[8+4*i:]))
+			if !f.newFreePage(leaf) {
+				return freeListError{fmt.Sprintf("trunk page %d lists leaf page %d, out of the file or listed twice", t, leaf)}
+			}
+			f.free[leaf] = false
 		}
 		t = int64(binary.BigEndian.Uint32(p))
 	}
+	if n := int64(len(f.free)); n != f.freeCount {
+		return freeListError{fmt.Sprintf("it holds %d pages, the header counts %d", n, f.freeCount)}
+	}
 	return nil
+}
+
+// newFreePage reports whether pg may be a free-list page not met yet: in
+// the file, not page 1, not in f.free.
+func (f *fileHeader) newFreePage(pg int64) bool {
+	_, seen := f.free[pg]
+	return !seen && pg >= 2 && pg <= f.pageCount
 }
 
 // MayHoldInFree reports whether the free bytes of page, an image of page

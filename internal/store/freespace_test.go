@@ -5,8 +5,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -199,5 +201,92 @@ func TestClearFreeSpaceAutoVacuum(t *testing.T) {
 	}
 	if len(got.Unresolved) != 1 || len(got.Cleared) != 0 {
 		t.Fatalf("ClearFreeSpace(page %d of an auto_vacuum file) = %+v, want it Unresolved", leaf, got)
+	}
+}
+
+// TestClearFreeSpaceFreeListDamaged: a free list that does not hold
+// together makes ClearFreeSpace fail with an error matching
+// ErrFreeListDamaged and ErrDatabaseCorrupt, the page left as it was, and
+// VACUUM then leaves the text out and the file sound (the erasure's purge
+// vacuums on that error; before, each retry failed on it, rev65 #4). A
+// list naming a live b-tree page as a free leaf, every count right, is no
+// error, but that page is Unresolved, not zeroed whole as a free leaf.
+func TestClearFreeSpaceFreeListDamaged(t *testing.T) {
+	ctx := context.Background()
+	be := binary.BigEndian
+	for _, tc := range []struct {
+		name    string
+		damage  func(page1, trunk []byte, leaf, pages int64) // writes into copies of page 1 and the first trunk
+		wantErr bool
+	}{
+		{"TrunkOutOfFile", func(p1, _ []byte, _, pages int64) { be.PutUint32(p1[32:], uint32(pages+100)) }, true},
+		{"TrunkLoop", func(p1, tp []byte, _, _ int64) { copy(tp[0:4], p1[32:36]) }, true},
+		{"TooManyLeaves", func(_, tp []byte, _, _ int64) { be.PutUint32(tp[4:], uint32(len(tp))) }, true},
+		{"LeafOutOfFile", func(_, tp []byte, _, pages int64) { be.PutUint32(tp[8:], uint32(pages+5)) }, true},
+		{"LeafTwice", func(_, tp []byte, _, _ int64) { copy(tp[12:16], tp[8:12]) }, true},
+		{"CountWrong", func(p1, _ []byte, _, _ int64) { be.PutUint32(p1[36:], be.Uint32(p1[36:])+1) }, true},
+		{"LeafIsLive", func(_, tp []byte, leaf, _ int64) { be.PutUint32(tp[8:], uint32(leaf)) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db, err := store.Open(ctx, filepath.Join(t.TempDir(), "x.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer store.CloseDB(db)
+			exec := func(q string, args ...any) {
+				t.Helper()
+				if _, err := db.ExecContext(ctx, q, args...); err != nil {
+					t.Fatal(err)
+				}
+			}
+			exec(`CREATE TABLE kv (k INTEGER PRIMARY KEY, v TEXT)`)
+			for i := range 20 {
+				exec(`INSERT INTO kv VALUES (?, ?)`, i, fmt.Sprintf("row %02d of the table, a live value to keep", i))
+			}
+			exec(`CREATE TABLE filler (b BLOB)`)
+			exec(`INSERT INTO filler SELECT zeroblob(3000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20) SELECT i FROM n)`)
+			exec(`DROP TABLE filler`) // a free list: one trunk, leaves
+			const text = "planted in the unallocated space"
+			leaf := rootOf(t, db, "kv")
+			p := pageOf(t, db, leaf)
+			copy(p[8+2*int(be.Uint16(p[3:]))+8:], text)
+			exec(`UPDATE sqlite_dbpage SET data = ? WHERE pgno = ?`, p, leaf)
+			var pages int64
+			if err := db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
+				t.Fatal(err)
+			}
+			p1 := pageOf(t, db, 1)
+			trunk := int64(be.Uint32(p1[32:]))
+			tp := pageOf(t, db, trunk)
+			if trunk == 0 || be.Uint32(tp[4:]) < 2 {
+				t.Fatalf("no free-list trunk listing 2 leaves or more (trunk %d)", trunk)
+			}
+			tc.damage(p1, tp, leaf, pages)
+			exec(`UPDATE sqlite_dbpage SET data = ? WHERE pgno = ?`, tp, trunk)
+			exec(`UPDATE sqlite_dbpage SET data = ? WHERE pgno = 1`, p1)
+			holds := func(b []byte) bool { return bytes.Contains(b, []byte(text)) }
+
+			got, err := store.ClearFreeSpace(ctx, db, []int64{leaf}, holds)
+			if tc.wantErr {
+				if !errors.Is(err, store.ErrFreeListDamaged) || !errors.Is(err, store.ErrDatabaseCorrupt) {
+					t.Fatalf("ClearFreeSpace = %+v, %v; want an error matching ErrFreeListDamaged and ErrDatabaseCorrupt", got, err)
+				}
+			} else if err != nil || len(got.Unresolved) != 1 || len(got.Cleared) != 0 {
+				t.Fatalf("ClearFreeSpace = %+v, %v; want page %d Unresolved", got, err, leaf)
+			}
+			if p := pageOf(t, db, leaf); !holds(p) || be.Uint16(p[3:]) != 20 {
+				t.Fatalf("page %d changed: the text or its cells are gone", leaf)
+			}
+			if err := store.Vacuum(ctx, db); err != nil {
+				t.Fatalf("VACUUM of the file with a damaged free list: %v", err)
+			}
+			var ok string
+			if err := db.QueryRowContext(ctx, `PRAGMA integrity_check`).Scan(&ok); err != nil || ok != "ok" {
+				t.Fatalf("integrity_check after VACUUM: %q, %v", ok, err)
+			}
+			if got := rowsOf(t, db); !strings.Contains(got, "19 row 19 of the table") {
+				t.Fatalf("rows after VACUUM:\n%s", got)
+			}
+		})
 	}
 }
