@@ -232,6 +232,7 @@ type eraseState struct {
 	purges  atomic.Int64  // physical purges started, for the tests
 	vacuums atomic.Int64  // VACUUMs the purges ran (vacuumResidue), for the tests
 	cleared atomic.Int64  // pages whose free space the purges zeroed (clearResidue), for the tests
+	live    atomic.Int64  // pages whose live rows held an erased prefix (clearResidue: another row holds it, or an erasure forgot one), for the tests
 	reads   atomic.Int64  // reads of erased texts (erasure.texts) the transactions made, for the tests
 	// composed, for the tests, is called by LoadContext once its context
 	// is composed, before its record's transaction (SetBeforeMemCtx).

@@ -80,6 +80,10 @@ func Purges(e *Engine) int64 { return e.erasure.purges.Load() }
 // (clearResidue).
 func ClearedPages(e *Engine) int64 { return e.erasure.cleared.Load() }
 
+// LivePages reports how many pages the purges' residue checks found
+// holding an erased prefix in live rows (noteLive).
+func LivePages(e *Engine) int64 { return e.erasure.live.Load() }
+
 // MessagesToIndex exposes the drainer's read of the messages it indexes
 // (messagesToIndex: the rows appends handed over, the others read).
 func (e *Engine) MessagesToIndex(ctx context.Context, ids []string) ([]Message, error) {

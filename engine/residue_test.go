@@ -261,3 +261,38 @@ func TestResidueFreeListDamaged(t *testing.T) {
 		})
 	}
 }
+
+// TestResidueCountsLivePages: the residue check counts the pages whose
+// live rows hold an erased text's start (engine.LivePages), which it
+// leaves: none after the erasure of a thread whose text no other row
+// holds, some when another thread quotes it. A copy an erasure forgot to
+// delete would show so; it was left without a word (rev65 #1).
+func TestResidueCountsLivePages(t *testing.T) {
+	ctx := context.Background()
+	const own, quoted = "a sentence only the erased thread ever held, zq-3310", "a sentence the erased thread and another both hold, zq-7702"
+	for _, tc := range []struct {
+		name, text string
+		quote      bool // another thread holds the same text
+	}{
+		{"NotQuoted", own, false},
+		{"Quoted", quoted, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := enginetest.SQLite.MustOpen(t, engine.Config{})
+			appendUser(t, e, "gone", "r", tc.text)
+			other := "a turn of another thread, kept"
+			if tc.quote {
+				other = tc.text
+			}
+			appendUser(t, e, "kept", "r", other)
+			before := engine.LivePages(e)
+			res, err := e.DeleteThread(ctx, "gone")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if live := engine.LivePages(e) - before; (live > 0) != tc.quote {
+				t.Fatalf("pages counted holding the erased text in live rows: %d, want more than 0: %v (vacuumed %q)", live, tc.quote, res.Vacuumed)
+			}
+		})
+	}
+}
