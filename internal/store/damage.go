@@ -148,6 +148,13 @@ type watchConnector struct {
 }
 
 func (c watchConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	// A connection opened once the file was replaced would read the new
+	// file through the old one's -wal and -shm (pages of two files: "no
+	// such table"), and, closed last, fold that log into the new file
+	// (replaced.go). The pool's open connections go on reading the old.
+	if err := c.d.replacedError("open a connection"); err != nil {
+		return nil, err
+	}
 	conn, err := c.inner.Connect(ctx)
 	if err != nil {
 		return nil, c.d.note(Locked("open a connection", err)) // busy.go

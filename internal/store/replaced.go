@@ -21,7 +21,12 @@ import (
 // the file's -wal removed or replaced (/proc/self/fd: "mnemo.db-wal
 // (deleted)"). Once either was, every write transaction and autocommit
 // write of the database is refused with ErrDatabaseReplaced, until the
-// process ends: only a new Open reads the file now at the path. A path
+// process ends: only a new Open reads the file now at the path. So is
+// the opening of a new connection (watchConnector.Connect): one would
+// read the new file through the old file's -wal and -shm, and an
+// erasure's or a search's read, on a connection the pool opened for it,
+// failed with "no such table" or read pages of both files (rev68); the
+// connections already open go on reading the old file. A path
 // with no file (rm mnemo.db) is not a replacement: the engine reports it
 // (engine.UnlinkedDatabaseError) and its writes go on into the removed
 // file, to be copied out.
