@@ -172,17 +172,21 @@ func assignmentRules() []Rule {
 		// In a quoted string, the line ends at its closing quote
 		// (stringEnd).
 		{Name: "prose-secret", Pattern: prose, cut: stringEnd(prose),
-			Replacement: "${name}${op}${prose}" + RedactionMark, Triggers: credentialTriggers, may: mayProse},
+			Replacement: "${name}${op}${prose}" + RedactionMark, Triggers: credentialTriggers, may: mayProse,
+			verifyIn: notLabelProse},
 		// A value assigned to a credential name (assignmentPattern) is
 		// replaced whole; a quoted one keeps its quotes, so JSON stays
 		// valid. Verify keeps placeholders and code (notPlaceholder), the
 		// shell's working directory (notWorkingDirectory), and
 		// the query parameters of form 1 with no credential name: those
 		// are the only matches without a trigger, and they are kept.
+		// verifyIn keeps the shell's working directory and a list's or
+		// heading's label followed by a sentence (notLabelProse), whose
+		// sentence is searched again (rejectedPart).
 		{Name: "assignment", Pattern: assignment,
 			Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 			Triggers:    credentialTriggers,
-			Verify:      notPlaceholder, verifyIn: notWorkingDirectory, lineMay: opAfter,
+			Verify:      notPlaceholder, verifyIn: notDirectoryOrLabel, lineMay: opAfter,
 			within: rejectedPart(assignment), cut: stringEnd(assignment), rawNamed: holdsCredentialTrigger},
 		keyAssignmentRule(),
 	}
@@ -196,7 +200,7 @@ func keyAssignmentRule() Rule {
 	return Rule{Name: "assignment-key", Pattern: re,
 		Replacement: "${keep}${name}${op}${q}" + RedactionMark + "${q}",
 		Triggers:    keyTriggers,
-		Verify:      notPlaceholder, lineMay: opAfter,
+		Verify:      notPlaceholder, verifyIn: notLabelProse, lineMay: opAfter,
 		within: rejectedPart(re), cut: stringEnd(re), rawNamed: holdsKeyTrigger}
 }
 
@@ -394,6 +398,19 @@ func assignedValue(match string) string {
 	}
 	return strings.TrimLeft(v, " \t")
 }
+
+// notDirectoryOrLabel is the assignment rule's verifyIn: the match m
+// (submatch indexes in s) is no assignment to the shell's working
+// directory (notWorkingDirectory) and no label followed by a sentence
+// (notLabelProse).
+func notDirectoryOrLabel(s string, m []int) bool {
+	return notWorkingDirectory(s, m) && notLabelProse(s, m)
+}
+
+// notLabelProse rejects a match that is a list's or heading's label
+// followed by a sentence (labelProse: "3. **Check credentials**: Look
+// for cobblers who are members of …").
+func notLabelProse(s string, m []int) bool { return !labelProse(s, m) }
 
 // notWorkingDirectory rejects an assignment to the shell's working
 // directory: the name is PWD or OLDPWD as a whole (POSIX sh, "Shell

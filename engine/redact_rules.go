@@ -41,7 +41,9 @@ import (
 //     a query value, also percent-encoded: ?q=password%3Dx); a quoted
 //     value is replaced to its closing quote, a bare one to the next blank
 //     (after a colon, to the end of the line; in a URL query, to '&') —
-//     DB_PASSWORD=…, Azure AccountKey=…;…, ADO.NET Pwd=…;
+//     DB_PASSWORD=…, Azure AccountKey=…;…, ADO.NET Pwd=…; a Markdown
+//     list's or heading's label followed by a sentence of ordinary words
+//     keeps it ("3. **Check credentials**: Look for …": labelProse);
 //   - vendor tokens with a documented prefix: OpenAI/Anthropic/OpenRouter
 //     sk-…, Stripe sk_/rk_live|test_ and whsec_, AWS access key ids,
 //     GitHub, GitLab, Hugging Face, npm, PyPI, Slack tokens and webhook

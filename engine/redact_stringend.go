@@ -172,14 +172,20 @@ func escapedClosingQuote(v string) int {
 // first escaped line break searched: a name with no value on its line
 // took the next line for its value (credentials:\ntoken: abcd1234), and
 // that line may assign a secret of its own. Before (red57), token's
-// value was kept: the kept match had taken it. -1 when there is none.
+// value was kept: the kept match had taken it. A label kept for the
+// sentence after it (labelProse) has the sentence searched: it may
+// assign a secret ("**Credentials**: use the password: …"). -1 when
+// there is none.
 func rejectedPart(pattern *regexp.Regexp) func(s string, m []int) int {
 	query := queryValue(pattern)
 	return func(s string, m []int) int {
 		if at := query(m); at >= 0 {
 			return at
 		}
-		return escapedBreakIn(s[m[0]:m[1]], m[0])
+		if at := escapedBreakIn(s[m[0]:m[1]], m[0]); at >= 0 {
+			return at
+		}
+		return labelValue(s, m)
 	}
 }
 

@@ -1,0 +1,68 @@
+package engine_test
+
+import (
+	"testing"
+
+	"github.com/mnemo-go/mnemo/engine"
+)
+
+// TestRedactLabelProse: a list's or heading's label that ends in a
+// credential word and a colon, in Markdown emphasis, after a list marker
+// or in title case, keeps the sentence after it (red68: 16 of the 23
+// texts of LoCoMo and LongMemEval the rules changed lost the rest of
+// their line, "3. **Check credentials**: [REDACTED]"). A value that is no
+// sentence (a digit, a symbol, a code span, a token's case, fewer than 6
+// words or 2 stop words), a label that is none (a plain sentence's words
+// before the colon) and a secret assigned inside the sentence are still
+// replaced.
+func TestRedactLabelProse(t *testing.T) {
+	m := engine.RedactionMark
+	cases := []struct{ name, in, want string }{
+		// Secrets: replaced as before.
+		{"bold-token", "**Password**: hunter2 x", "**Password**: " + m},
+		{"bold-passphrase", "**Password**: correct horse battery staple", "**Password**: " + m},
+		{"bold-words-digit", "3. **Password**: the quick brown fox jumps 42 times over it", "3. **Password**: " + m},
+		{"bold-words-symbol", "**Password**: the quick brown fox is not at home&", "**Password**: " + m},
+		{"list-code-span", "* Password: `admin` (or the one you set during the setup)", "* Password: " + m},
+		{"list-short", "\t* Password: password (or leave it blank)", "\t* Password: " + m},
+		{"bold-api-key", "**API key**: sk9f8e7d6c5b4a3f2e1d0c", "**API key**: " + m},
+		{"list-user-password", "* Credentials: admin / Tr0ub4dor&3", "* Credentials: " + m},
+		{"bold-token-case", "**Password**: xKqPzWvLmTr and the rest of it is here", "**Password**: " + m},
+		{"bold-long-upper", "**Password**: XKQPZWVLMTRB and the rest of it is here", "**Password**: " + m},
+		{"bold-path", "**Token**: read it from the file at /etc/app/token please", "**Token**: " + m},
+		{"sentence-assigns", "**Credentials**: log in as the admin user with password: swordfishes",
+			"**Credentials**: log in as the admin user with password: " + m},
+		{"plain-label", "Check credentials: Look for tailors who are members of a guild.", "Check credentials: " + m},
+		{"plain-key", "password: the quick brown fox jumps over the lazy dog", "password: " + m},
+		{"plain-prose-secret", "A secret: my PIN is 4821", "A secret: my PIN is " + m},
+		{"yaml-key-value", "db:\n  password: hunter2hunter2", "db:\n  password: " + m},
+		// Prose: kept.
+		{"bold-label", "3. **Check credentials**: Look for tailors who are members of a trade guild in your town.", ""},
+		{"bold-colon-inside", "**Local secrets:** The staff might share a few hidden trails that only locals know about.", ""},
+		{"bold-title", "1. **Keep it a Secret**: Make sure the guests keep the party a secret until the day.", ""},
+		{"bold-quoted-title", `6. **"The Book of Secrets: Unlocking the Hidden Rooms of Your House"** by A. Writer - a guide to old houses.`, ""},
+		{"underscores", "__Credentials__: Check that the lawyer is licensed to practise in your state.", ""},
+		{"italic", "*Credentials*: Check that the lawyer is licensed to practise in your state.", ""},
+		{"bullet", "* Credentials: Verify memberships in trade groups and certifications (e.g., ABC or XYZ)", ""},
+		{"dash-bullet", "- Credentials: Ask whether the trainer holds a certificate from a national body.", ""},
+		{"bullet-prose-verb", "* Secret: The trick is to let the dough rest overnight in the fridge.", ""},
+		{"heading", "## Password: how to choose one that you can remember", ""},
+		{"title-case", "Local Secrets: The staff might share a few of the hidden trails with you.", ""},
+		{"mixed-case-names", "**Check credentials**: Look them up on LinkedIn or on the YouTube channel of the guild.", ""},
+		{"json-value", `{"content": "3. **Check credentials**: Look for tailors who are members of a guild."}`, ""},
+		{"escaped-line", `log: "ok\n3. **Check credentials**: Look for tailors who are members of a guild." level=info`, ""},
+		{"second-line", "Tips:\n2. **Credentials**: Check if the appraiser is a member of a professional body.\n", ""},
+	}
+	r := engine.DefaultRedactor()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			want := c.want
+			if want == "" {
+				want = c.in
+			}
+			if got := r.Redact(c.in); got != want {
+				t.Fatalf("Redact(%q)\n got %q\nwant %q", c.in, got, want)
+			}
+		})
+	}
+}
