@@ -26,9 +26,11 @@ import (
 // a leaf is read only by the cells its header lists (the cells of
 // deleted rows are zeroed by secure_delete, and the stale copies a page
 // split leaves are outside the content area), and a page on the freelist
-// is never read as a leaf or an overflow page. Orphan leaves are read
-// only when the freelist reads whole (its page count is the header's):
-// otherwise a free page could not be told from an orphan.
+// is never read as a leaf or an overflow page; a row SQL returns
+// through a stale pointer of a leaf that adds up is dropped (stale.go).
+// Orphan leaves are read only when the freelist reads whole (its page
+// count is the header's): otherwise a free page could not be told from
+// an orphan.
 
 // pageFile reads the damaged file's pages.
 type pageFile struct {
@@ -57,6 +59,9 @@ type btree struct {
 	// lost unless found elsewhere), and of its root when that does not
 	// (from rowid 1).
 	lost []Range
+	// spans lists its table-leaf pages that add up, each with the rowids
+	// its parent's keys give it, contested ones included (stale.go).
+	spans []leafSpan
 	// contested counts its leaves another b-tree reached too (not read).
 	contested int
 	// complete is set when every row it holds is on its leaves
@@ -240,6 +245,7 @@ func (f *pageFile) walk(ctx context.Context, i int) error {
 			stack = append(stack, r.children(data, p)...)
 		case p.typ == pageTableLeaf:
 			t.leaves = append(t.leaves, n)
+			t.spans = append(t.spans, leafSpan{n, r.keys()})
 		}
 	}
 	return nil

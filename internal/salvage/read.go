@@ -150,7 +150,8 @@ type tableCopy struct {
 	top        int64 // bisection's upper bound, set at the first one (0: not yet)
 	withRowid  bool  // the insert names the rowid (no column aliases it)
 	unreadable []Range
-	sqlRead    []int64 // the rowids SQL returned
+	sqlRead    []int64   // the rowids SQL returned
+	cells      *cellRows // what the leaves that add up hold (stale.go; nil: all)
 }
 
 // copyTable copies the readable rows of t from src into tx: by SQL, then
@@ -203,6 +204,11 @@ func copyTable(ctx context.Context, src *sql.DB, tx *sql.Tx, t tableDef, pages i
 		return res, fmt.Errorf("salvage: %s: %w", t.name, err)
 	}
 	defer c.ins.Close()
+	if lp != nil {
+		if c.cells, err = lp.cellRows(ctx, t.name); err != nil { // stale.go
+			return res, err
+		}
+	}
 	if err := c.scan(ctx, math.MinInt64, math.MaxInt64); err != nil {
 		return res, err
 	}
@@ -306,9 +312,8 @@ func (c *tableCopy) read(ctx context.Context, lo, hi int64, desc bool) (n int, e
 		if !ok {
 			continue
 		}
-		if !inOrder(rowid, lo, hi, edge, n, desc) {
-			c.res.Garbled++ // read through a garbled cell pointer
-			continue
+		if !c.cells.holds(rowid) || !inOrder(rowid, lo, hi, edge, n, desc) {
+			continue // read through a stale cell pointer: no row, counted nowhere
 		}
 		c.sqlRead = append(c.sqlRead, rowid)
 		if err := c.insert(ctx, vals); err != nil {
@@ -329,9 +334,13 @@ func (c *tableCopy) read(ctx context.Context, lo, hi int64, desc bool) (n int, e
 // so a page whose cell count was garbled higher (by one bit of its
 // count, or 1 or 2) yields cells from the pointers past its true count:
 // bytes that are no row of the table, out of order, their rowid often
-// out of the range (0: a zero pointer reads the page's header as a cell). Such a row was counted invalid or garbled, or kept
-// when it fitted; and one below the range read made the scan read from
-// there again, and again (a salvage that never ended).
+// out of the range (0: a zero pointer reads the page's header as a
+// cell). Such a row was counted invalid or garbled, or kept when it
+// fitted; and one below the range read made the scan read from there
+// again, and again (a salvage that never ended). It is dropped and
+// counted nowhere: it was never a row (a deleted one at most), and no
+// row is lost with it. One in rowid order is checked against the pages
+// (stale.go).
 func inOrder(rowid, lo, hi, edge int64, n int, desc bool) bool {
 	switch {
 	case rowid < max(lo, 1) || rowid > hi: // clamp: mnemo writes no rowid below 1

@@ -52,9 +52,9 @@ type Table struct {
 	// that is not JSON, a vector that is not one) or, for messages, their
 	// text does not match their stored digest (msgstore.Digest: a damaged
 	// overflow page, or a large tool result whose full text was lost) or
-	// their seq is out of place in their thread (seqs.go); and what SQL
-	// returned out of rowid order, read through the pointers past a
-	// garbled cell count (read.go's inOrder).
+	// their seq is out of place in their thread (seqs.go). What SQL
+	// returns through the pointers past a garbled cell count is no row
+	// and is counted nowhere (read.go's inOrder, stale.go).
 	Garbled int64 `json:"garbled,omitempty"`
 	// Redigested counts messages kept (in Kept) whose stored digest was
 	// damaged while the text it covers reads whole: the digest agrees with
