@@ -20,7 +20,8 @@ func cliRules() []Rule {
 		{Name: "cli-secret-flag", Pattern: cliFlag, Replacement: "${keep}${q}" + RedactionMark + "${q}",
 			Triggers: cliFlagTriggers, verifyIn: cliValue(cliFlag)},
 		{Name: "cli-password-short", Pattern: cliShort, Replacement: "${keep}${q}" + RedactionMark + "${q}",
-			Triggers: []string{"login", "sshpass", "mysql", "mariadb", "redis-cli", "sqlcmd", "openssl"}, verifyIn: cliShortValue(cliShort)},
+			Triggers: []string{"login", "sshpass", "mysql", "mariadb", "redis-cli", "sqlcmd"}, verifyIn: cliShortValue(cliShort)},
+		{Name: "cli-openssl-key", Pattern: opensslCommand, Triggers: []string{"openssl"}, rewrite: opensslKeys},
 		{Name: "cli-openssl-pass", Pattern: cliOpenSSLPass, Replacement: "${keep}${q}" + RedactionMark + "${q}",
 			Triggers: []string{"pass:"}, verifyIn: passSourceValue(cliOpenSSLPass)},
 	}
@@ -58,11 +59,8 @@ var cliFlag = regexp.MustCompile(`(?im)(?P<keep>(?:^|[ \t])--?(?:[a-z0-9]+[-_])*
 // mariadb (mysql -p alone asks for it; -P is the port), or apart by a
 // blank (group gap: mysql then reads the word as the database, and
 // cliShortValue keeps one shaped like a database name); -a after
-// redis-cli; -P after sqlcmd; after openssl, -k (enc's password;
-// -kfile names a file), -K (enc's raw key in hex; -iv, the IV, is no
-// secret and stays), -hmac (dgst's HMAC key) and -macopt key: or hexkey:
-// (the key of -mac HMAC; openssl-mac(1)): red67, the last three were
-// stored in clear.
+// redis-cli; -P after sqlcmd. openssl's are cli-openssl-key's
+// (opensslCommand).
 //
 // sshpass's -p is one of the options before the command it runs
 // (sshpassOpts: sshpass stops reading options there), its value apart by
@@ -70,10 +68,43 @@ var cliFlag = regexp.MustCompile(`(?im)(?P<keep>(?:^|[ \t])--?(?:[a-z0-9]+[-_])*
 // command (sshpass -f pw ssh -p 2222 host) is that command's, a port.
 var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|buildah|skopeo|helm|oras)(?:[ \t]+registry)?[ \t]+login)\b[^\r\n|;&]*?[ \t]-p(?:[ \t]+|=)?)` + cliValueForm +
 	`|(?P<keep>\b(?i:sshpass)` + sshpassOpts + `[ \t]+-p[ \t]*)` + cliValueForm +
-	`|(?P<keep>\bopenssl\b[^\r\n|;&]*?[ \t](?:-[kK][ \t]+|-hmac[ \t]+|-macopt[ \t]+(?:hex)?key:))` + cliValueForm +
 	`|(?P<keep>\b(?i:mysql|mysqldump|mysqladmin|mariadb)\b[^\r\n|;&]*?[ \t]-p(?P<gap>[ \t]+)?)` + cliValueForm +
 	`|(?P<keep>\bredis-cli\b[^\r\n|;&]*?[ \t]-a[ \t]+)` + cliValueForm +
 	`|(?P<keep>\bsqlcmd\b[^\r\n|;&]*?[ \t]-P[ \t]+)` + cliValueForm)
+
+// opensslCommand is cli-openssl-key's pattern: an openssl command, to a
+// line break or a shell operator (|, ;, &) outside quotes.
+var opensslCommand = regexp.MustCompile(`\bopenssl\b(?:[^\r\n|;&'"]|'[^'\r\n]*'|"[^"\r\n]*"|['"])*`)
+
+// opensslKey is an option of an openssl command that takes a secret, and
+// its value (cliValueForm): -k (enc's password; -kfile names a file), -K
+// (enc's raw key in hex; -iv, the IV, is no secret and stays), -hmac
+// (dgst's HMAC key) and -macopt key: or hexkey: (the key of -mac HMAC;
+// openssl-mac(1)). red67 added the last three; until red68, only the
+// first of them on a command was found (openssl enc -k X … -K Y kept Y).
+var opensslKey = regexp.MustCompile(`(?P<keep>[ \t](?:-[kK][ \t]+|-hmac[ \t]+|-macopt[ \t]+(?:hex)?key:))` + cliValueForm)
+
+// opensslKeys is cli-openssl-key's rewrite: each value of an opensslKey
+// option in cmd, an openssl command, that is a secret as cliShortValue
+// judges one (quotedOrBareSecret, lowercasePassword) becomes
+// RedactionMark, a quoted one's quotes kept.
+func opensslKeys(cmd string) string {
+	v, q := opensslKey.SubexpIndex("v"), opensslKey.SubexpIndex("q")
+	var b strings.Builder
+	last := 0
+	for _, m := range opensslKey.FindAllStringSubmatchIndex(cmd, -1) {
+		val := firstGroup(cmd, m, opensslKey, v)
+		if !quotedOrBareSecret(val) && !lowercasePassword(val) {
+			continue
+		}
+		quote := firstGroup(cmd, m, opensslKey, q)
+		b.WriteString(cmd[last:m[2*v]])
+		b.WriteString(quote + RedactionMark + quote)
+		last = m[1]
+	}
+	b.WriteString(cmd[last:])
+	return b.String()
+}
 
 // sshpassOpts are sshpass's options other than -p, before it: -f file,
 // -d fd and -P prompt with their values (glued or apart, a value quoted

@@ -144,6 +144,16 @@ func TestRedactCommandLineKeys(t *testing.T) {
 		{"openssl-hmac-lowercase", "openssl sha256 -hmac swordfish f", "openssl sha256 -hmac " + m + " f"},
 		{"openssl-macopt", "openssl dgst -sha256 -mac HMAC -macopt hexkey:0a0b0c0d0e0f1011 f; openssl mac -macopt key:Sup3rKey HMAC",
 			"openssl dgst -sha256 -mac HMAC -macopt hexkey:" + m + " f; openssl mac -macopt key:" + m + " HMAC"},
+		// red68: each secret option of one openssl command; before, the
+		// first was replaced and the others kept.
+		{"openssl-k-then-K", "openssl enc -aes-256-cbc -k hunter2pw -K 00112233445566778899aabbccddeeff -iv 0f0e0d0c0b0a09080706050403020100 -in a",
+			"openssl enc -aes-256-cbc -k " + m + " -K " + m + " -iv 0f0e0d0c0b0a09080706050403020100 -in a"},
+		{"openssl-hmac-then-macopt", "openssl dgst -sha256 -hmac s3cr3tkey -macopt hexkey:0a0b0c0d0e0f1011 f",
+			"openssl dgst -sha256 -hmac " + m + " -macopt hexkey:" + m + " f"},
+		{"openssl-quoted-semicolon-then-K", "openssl enc -k 'pw;with;semis' -K 00112233445566778899aabbccddeeff -in a; ls -K x",
+			"openssl enc -k '" + m + "' -K " + m + " -in a; ls -K x"},
+		{"openssl-reference-then-K", "openssl enc -k \"$PW\" -K 00112233445566778899aabbccddeeff -in a",
+			"openssl enc -k \"$PW\" -K " + m + " -in a"},
 		{"password-stdin-kept", "echo $PW | docker login -u bob --password-stdin registry.example.com", "echo $PW | docker login -u bob --password-stdin registry.example.com"},
 		{"reference-kept", "docker login -u bob -p $PASSWORD ghcr.io; openssl dgst -hmac $HMAC_KEY f; openssl enc -K \"$KEY\" -in f", "docker login -u bob -p $PASSWORD ghcr.io; openssl dgst -hmac $HMAC_KEY f; openssl enc -K \"$KEY\" -in f"},
 		{"iv-kept", "openssl enc -aes-256-cbc -iv 0f0e0d0c0b0a09080706050403020100 -pass env:PW", "openssl enc -aes-256-cbc -iv 0f0e0d0c0b0a09080706050403020100 -pass env:PW"},
