@@ -123,17 +123,18 @@ func TestDamagedRefusesNewData(t *testing.T) {
 	}
 }
 
-// TestDamagedStopsBackgroundObserver: the background observer stops once
-// a read met a damaged page: 101 sound threads of resource r-a are due
+// TestDamagedHoldsBackgroundObserver: the background observer holds once
+// a read met a damaged page (until the process ends: the flag is the
+// process's): 101 sound threads of resource r-a are due
 // (the backlog's first page holds 100), then thread t of r-z holds the
 // damaged page. While the first thread's model call waits, a read of t
 // meets the damage; the observer then observes no other thread and logs
-// that it stopped, and the first thread's observation, whose model call
+// that it holds, and the first thread's observation, whose model call
 // was in flight when the damage was found, is not stored either (it was,
 // before observe.Config.Writable). Before, Observe refused
 // but the background observer went on, calling the model and storing its
 // observations into the damaged file.
-func TestDamagedStopsBackgroundObserver(t *testing.T) {
+func TestDamagedHoldsBackgroundObserver(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
@@ -170,7 +171,7 @@ func TestDamagedStopsBackgroundObserver(t *testing.T) {
 		t.Fatalf("read of the damaged page: %v, want ErrDatabaseCorrupt", err)
 	}
 	close(release) // the first thread's observation, begun before the damage was found, ends unstored
-	waitFor(t, "the background observer to stop", func() bool { return logs.count("background observer stopped") > 0 })
+	waitFor(t, "the background observer to hold", func() bool { return logs.count("background observer held") > 0 })
 	for i := 0; i < 101; i++ { // a000's too: its model call was in flight when the damage was found (dmgm62)
 		id := fmt.Sprintf("a%03d", i)
 		if obs, err := e.Observations(ctx, observe.Filter{ThreadID: id}); err != nil || len(obs) > 0 {

@@ -61,7 +61,7 @@ type Engine struct {
 	drainCancel context.CancelFunc
 	drainStop   chan struct{}
 	// drainHeld is set while the drainer leaves the outbox alone because
-	// mnemo.db is known damaged (outbox_damage.go).
+	// mnemo.db may not be written (background_hold.go).
 	drainHeld atomic.Bool
 	// replacedLogged is set once replacedFile has logged that mnemo.db was
 	// replaced (replaced.go).

@@ -86,8 +86,12 @@ type ObserveConfig struct {
 	// at least the ReflectThreshold, without a new append (a range
 	// observed before is not sent to the model again: the journal
 	// memoizes it). Open reads nothing for it. A thread another process is observing (Postgres) is
-	// skipped: that process observes it. Off by default: observation runs
-	// when Observe is called.
+	// skipped: that process observes it. While mnemo.db is known damaged
+	// (ErrDatabaseCorrupt) or was replaced (ErrDatabaseReplaced) it
+	// holds, logging "background observer held" once; when the record of
+	// damage is removed it resumes within store.DamageMarkRecheck (2 s)
+	// and walks the threads left due again. Off by default: observation
+	// runs when Observe is called.
 	Background bool
 	// SyncOnLoad runs the observer inside LoadContext, before the
 	// observations are rendered, when its threshold is reached. Off by
@@ -119,6 +123,10 @@ type observeState struct {
 	overflow map[string]bool // threads kicked while queue was full, observed once it is drained
 
 	warned unobservedWarnings // unobserved.go
+
+	// held is set while the background observer waits because mnemo.db
+	// may not be written (background_hold.go).
+	held atomic.Bool
 }
 
 // observer returns the engine's observer; nil, nil when observation is off
@@ -508,10 +516,14 @@ func (s *observeState) fromOverflow() (id string, ok bool) {
 // observeLoop observes queued threads one at a time until Close. Between
 // them it walks the threads an earlier process left unobserved (backlog):
 // a queued thread goes first, so the walk never delays an append's
-// observation by more than one thread's. Once mnemo.db is found damaged
-// (damagedFile) it stops, saying so once: Observe refuses then too, and
-// an observation stored into the damaged file is lost when a backup is
-// restored.
+// observation by more than one thread's. While mnemo.db may not be
+// written (backgroundHeld: known damaged, or replaced) it holds, before
+// each thread, saying so once: Observe refuses then too, and an
+// observation stored into the damaged file is lost when a backup is
+// restored. It resumes when the file may be written again (the record of
+// damage removed), with the thread it held and then a new walk of the
+// backlog: the threads queued before the damage was found, and those
+// whose observation the damage cut, are observed without a new append.
 func (e *Engine) observeLoop(queue chan string) {
 	left := &backlog{e: e}
 	for {
@@ -519,9 +531,12 @@ func (e *Engine) observeLoop(queue chan string) {
 		if !ok {
 			return
 		}
-		if err := e.damagedFile(); err != nil {
-			e.log.Warn("background observer stopped: no observation is stored into a damaged database; the threads left are observed by the next process", "err", err)
+		waited, ok := e.waitWritable(&e.obs.held, observeWorker) // background_hold.go
+		if !ok {
 			return
+		}
+		if waited {
+			left = &backlog{e: e}
 		}
 		if id != "" {
 			e.observeInBackground(id)

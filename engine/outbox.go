@@ -134,7 +134,7 @@ func (e *Engine) drainOutbox(ctx context.Context, stop <-chan struct{}) (time.Du
 	// stream of appends the drain never runs dry, and holding the lock
 	// throughout starved erasure (which purges under it) and Reindex.
 	for {
-		if stop != nil && e.drainHeldForDamage() { // outbox_damage.go
+		if stop != nil && e.backgroundHeld(&e.drainHeld, drainWorker) { // background_hold.go
 			return store.DamageMarkRecheck, nil
 		}
 		// A caller's drain (SyncIndexes, Check) may wait here for the
