@@ -59,8 +59,8 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 		return nil, fmt.Errorf("engine: %w", err)
 	}
 	// The messages were read without their texts (the first
-	// msgstore.ErasedPrefix bytes of each and of each tool call's
-	// arguments, for the residue check): the
+	// msgstore.ErasedPrefix bytes of each, of each tool call's
+	// arguments and of the metadata, for the residue check): the
 	// steps that compare texts read them a page at a time through
 	// er.texts, before deleteRows deletes the rows.
 	er.texts = journal.Erased{IDs: make(map[string]bool, len(er.msgs))}
@@ -74,6 +74,10 @@ func selectErasure(ctx context.Context, tx *store.Tx, ms *msgstore.Store, kind e
 		// function name does not: 1-64 of [A-Za-z0-9_-] (validate.go),
 		// the tool's, shared by every call of it.
 		er.res.residue.add(m.CallArgs...)
+		// So does the metadata, free JSON (Message.Metadata): a copy of
+		// the row holds it as stored, escapes included; "{}" is too short
+		// to be looked for (residueMin).
+		er.res.residue.add(m.Metadata)
 		if kind == eraseMessages && !slices.Contains(er.resources, m.ResourceID) {
 			er.resources = append(er.resources, m.ResourceID)
 		}

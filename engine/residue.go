@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/mnemo-go/mnemo/internal/msgstore"
 )
@@ -52,8 +53,8 @@ const residueMaxPatterns = 1 << 16
 
 // residue is what the residue check searches the database file for after
 // erasures: a copy of the first residuePrefix bytes of each erased text
-// (a message's content, a tool call's arguments as stored; and each
-// erased thread or resource id) of residueMin bytes or more, in
+// (a message's content, a tool call's arguments and its metadata as
+// stored; and each erased thread or resource id) of residueMin bytes or more, in
 // memory until the purge finishes. Past residueMaxPatterns such texts it
 // drops them and is over: the purge then rewrites the file with VACUUM
 // instead of searching it (a search is a read of the whole file; VACUUM
@@ -67,14 +68,19 @@ const residueMaxPatterns = 1 << 16
 // the file from the live rows alone. Shorter texts, and a copy of a
 // text's later bytes without its start, are not looked for. The zero
 // residue looks for nothing.
+//
+// A prefix added twice is kept once (the same metadata on every message
+// of a thread, the same arguments in many calls), so repeats count
+// against residueMaxPatterns once.
 type residue struct {
-	pats  [][]byte // the prefixes, copied (no erased text stays alive); nil when over
-	ids   [][]byte // the same of erased ids, which a stored run id may spell (a live copy, left); nil when over
-	texts int      // the texts of residueMin bytes or more added
-	over  bool     // more than residueMaxPatterns texts: vacuum, do not search
+	pats  [][]byte            // the prefixes, copied (no erased text stays alive); nil when over
+	ids   [][]byte            // the same of erased ids, which a stored run id may spell (a live copy, left); nil when over
+	seen  map[string]struct{} // the prefixes of pats and ids; nil when over or none
+	texts int                 // the texts of residueMin bytes or more added
+	over  bool                // more than residueMaxPatterns distinct prefixes: vacuum, do not search
 }
 
-// add adds texts (erased contents).
+// add adds texts (erased contents, tool call arguments, metadata).
 func (r *residue) add(texts ...string) {
 	for _, t := range texts {
 		r.pats = r.added(r.pats, t)
@@ -88,31 +94,48 @@ func (r *residue) addIDs(ids ...string) {
 	}
 }
 
-// added returns to with t's prefix appended when t is long enough and r
-// is not over its bound; past the bound r is over, its patterns dropped.
+// added returns to with t's prefix appended when t is long enough, r
+// holds no such prefix yet and r is not over its bound; past the bound r
+// is over, its patterns dropped.
 func (r *residue) added(to [][]byte, t string) [][]byte {
 	if len(t) < residueMin {
 		return to
 	}
 	r.texts++
-	switch {
-	case r.over:
-		return nil
-	case len(r.pats)+len(r.ids) == residueMaxPatterns:
-		r.pats, r.ids, r.over = nil, nil, true
+	if r.over {
 		return nil
 	}
-	return append(to, []byte(t[:min(len(t), residuePrefix)]))
+	p := t[:min(len(t), residuePrefix)]
+	if _, ok := r.seen[p]; ok {
+		return to
+	}
+	if len(r.pats)+len(r.ids) == residueMaxPatterns {
+		r.pats, r.ids, r.seen, r.over = nil, nil, nil, true
+		return nil
+	}
+	if r.seen == nil {
+		r.seen = map[string]struct{}{}
+	}
+	p = strings.Clone(p) // no erased text stays alive through the key
+	r.seen[p] = struct{}{}
+	return append(to, []byte(p))
 }
 
-// merge adds q's texts to r's.
+// merge adds q's texts to r's, each distinct prefix once.
 func (r *residue) merge(q residue) {
-	r.texts += q.texts
-	if r.over || q.over || len(r.pats)+len(r.ids)+len(q.pats)+len(q.ids) > residueMaxPatterns {
-		r.pats, r.ids, r.over = nil, nil, true
-		return
+	texts := r.texts + q.texts
+	switch {
+	case r.over || q.over:
+		r.pats, r.ids, r.seen, r.over = nil, nil, nil, true
+	default:
+		for _, p := range q.pats {
+			r.pats = r.added(r.pats, string(p))
+		}
+		for _, id := range q.ids {
+			r.ids = r.added(r.ids, string(id))
+		}
 	}
-	r.pats, r.ids = append(r.pats, q.pats...), append(r.ids, q.ids...)
+	r.texts = texts
 }
 
 // all returns the texts' and the ids' prefixes but for those of skip.

@@ -17,10 +17,12 @@ import (
 // until its purge finished (a resource of 1M messages: all of them).
 func TestResidueBounded(t *testing.T) {
 	long := strings.Repeat("x", 4096)
+	next := 0 // distinct texts: a repeated prefix is kept once (TestResidueDedupes)
 	fill := func(n int) residue {
 		var r residue
 		for range n {
-			r.add(long)
+			r.add(fmt.Sprintf("%08d", next) + long)
+			next++
 		}
 		return r
 	}
@@ -104,5 +106,42 @@ func TestPagesHolding(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestResidueDedupes: a prefix added again (the same metadata on every
+// message of a thread, the same arguments in many calls), or merged from
+// another erasure's residue, is searched for once and counts once against
+// residueMaxPatterns: an erasure of 65,536 messages sharing one metadata
+// text searched 65,536 copies of it, and one more distinct text made the
+// purge vacuum instead of searching.
+func TestResidueDedupes(t *testing.T) {
+	var r residue
+	r.add(`{"source":"slack export"}`, `{"source":"slack export"}`, "a text of the user's")
+	r.addIDs("thread-0123456789", "thread-0123456789")
+	if got, want := len(r.all(nil)), 3; got != want {
+		t.Fatalf("%d patterns, want %d (each once)", got, want)
+	}
+	var q residue
+	q.add(`{"source":"slack export"}`, "another text of the user's")
+	r.merge(q)
+	if got, want := len(r.all(nil)), 4; got != want || r.over {
+		t.Fatalf("%d patterns after merge (over %v), want %d", got, r.over, want)
+	}
+	if got, want := r.texts, 7; got != want {
+		t.Fatalf("texts=%d, want %d (every text added counts)", got, want)
+	}
+
+	var big residue
+	for i := range residueMaxPatterns {
+		big.add(fmt.Sprintf("distinct text %08d", i))
+	}
+	big.add("distinct text 00000000", "short") // a repeat, and a text too short to search
+	if big.over || len(big.all(nil)) != residueMaxPatterns {
+		t.Fatalf("over=%v with %d patterns after a repeat, want %d searched", big.over, len(big.all(nil)), residueMaxPatterns)
+	}
+	big.add("one more distinct text")
+	if !big.over || len(big.all(nil)) != 0 {
+		t.Fatalf("over=%v with %d patterns past the bound, want over and none", big.over, len(big.all(nil)))
 	}
 }

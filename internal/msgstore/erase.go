@@ -30,8 +30,9 @@ const ErasedPrefix = 64
 
 // erasedColumns are the columns erased reads, in order: the content cut
 // to ErasedPrefix characters (at least ErasedPrefix bytes; erased cuts it
-// to bytes), the tool calls whole (erased keeps their ids).
-const erasedColumns = `id, thread_id, resource_id, seq, substr(content, 1, 64), role, COALESCE(tool_calls, ''), tool_call_id, created_at`
+// to bytes), the tool calls whole (erased keeps their ids), the metadata
+// cut as the content.
+const erasedColumns = `id, thread_id, resource_id, seq, substr(content, 1, 64), role, COALESCE(tool_calls, ''), tool_call_id, substr(metadata, 1, 64), created_at`
 
 // erased reads, in tx, the messages where selects (a condition on messages
 // with args), in thread and seq order (thread ids in byte order on both
@@ -39,8 +40,10 @@ const erasedColumns = `id, thread_id, resource_id, seq, substr(content, 1, 64), 
 // ResourceID, Seq, Role, ToolCallID, CreatedAt, Content cut to its first
 // ErasedPrefix bytes (of the content as stored: the bounded summary of a
 // truncated one; a cut may end inside a UTF-8 sequence), ToolCalls with
-// each call's id only (`[{"id":"call_1"}]`, "" when none or unreadable)
-// and CallArgs; the other fields are zero.
+// each call's id only (`[{"id":"call_1"}]`, "" when none or unreadable),
+// CallArgs, and Metadata cut to its first ErasedPrefix bytes as stored
+// (the JSON text, escapes included: the bytes a copy of the row holds);
+// the other fields are zero.
 func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Message, error) {
 	order := store.DialectOfConn(q).Text(` ORDER BY thread_id, seq`, ` ORDER BY thread_id COLLATE "C", seq`)
 	rows, err := q.QueryContext(ctx, `SELECT `+erasedColumns+` FROM messages WHERE `+where+order, args...)
@@ -52,10 +55,11 @@ func erased(ctx context.Context, q store.Conn, where string, args ...any) ([]Mes
 	for rows.Next() {
 		var m Message
 		var created int64
-		if err := rows.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Content, &m.Role, &m.ToolCalls, &m.ToolCallID, &created); err != nil {
+		if err := rows.Scan(&m.ID, &m.ThreadID, &m.ResourceID, &m.Seq, &m.Content, &m.Role, &m.ToolCalls, &m.ToolCallID, &m.Metadata, &created); err != nil {
 			return nil, fmt.Errorf("erase: select messages: %w", err)
 		}
 		m.Content = strings.Clone(m.Content[:min(len(m.Content), ErasedPrefix)])
+		m.Metadata = strings.Clone(m.Metadata[:min(len(m.Metadata), ErasedPrefix)])
 		m.ToolCalls, m.CallArgs = splitCalls(m.ToolCalls)
 		m.CreatedAt = unixMilli(created)
 		out = append(out, m)

@@ -14,7 +14,7 @@ import (
 // msgstore.ErasedPrefix bytes of each erased text and no more (an erasure
 // of a large resource held every text until it committed), the tool calls'
 // ids without their arguments and the first msgstore.ErasedPrefix bytes of
-// each call's arguments as stored (CallArgs), and that ErasedTexts reads the whole texts
+// each call's arguments as stored (CallArgs) and of the metadata, and that ErasedTexts reads the whole texts
 // a page at a time and stops when asked.
 func TestErasedReadsNoText(t *testing.T) { forEachBackend(t, testErasedReadsNoText) }
 
@@ -30,6 +30,10 @@ func testErasedReadsNoText(t *testing.T, b backend) {
 	longArgs := `{"q":"` + strings.Repeat(`an argument, \"quoted\". `, 10) + `"}`
 	if _, err := conn.ExecContext(ctx, `UPDATE messages SET role = 'assistant', tool_calls = ? WHERE id = ?`,
 		`[{"id":"c1","name":"lookup","arguments":{"q":"a secret argument"}},{"id":"c2","name":"f"},{"id":"c3","name":"g","arguments":`+longArgs+`}]`, ids[2]); err != nil {
+		t.Fatal(err)
+	}
+	longMeta := `{"note":"` + strings.Repeat(`a user's note, \"quoted\" é. `, 10) + `"}`
+	if _, err := conn.ExecContext(ctx, `UPDATE messages SET metadata = ? WHERE id = ?`, longMeta, ids[3]); err != nil {
 		t.Fatal(err)
 	}
 	tx, err := store.Begin(ctx, db, nil)
@@ -69,6 +73,14 @@ func testErasedReadsNoText(t *testing.T, b backend) {
 		}
 		if got := msgs[0].CallArgs; got != nil {
 			t.Errorf("%s: call arguments %q of a message without calls, want none", name, got)
+		}
+		// The metadata's first bytes as stored, escapes included (a cut
+		// may end inside a UTF-8 sequence), for the residue check.
+		if got, want := msgs[3].Metadata, longMeta[:msgstore.ErasedPrefix]; got != want {
+			t.Errorf("%s: metadata %q, want %q", name, got, want)
+		}
+		if got, want := msgs[0].Metadata, "{}"; got != want {
+			t.Errorf("%s: metadata %q of a message without any, want %q", name, got, want)
 		}
 	}
 

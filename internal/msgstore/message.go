@@ -22,7 +22,7 @@ type Message struct {
 	Name       string
 	ToolCalls  string // the tool_calls column: a JSON array of {id, name, arguments}, or ""
 	ToolCallID string
-	Metadata   string // a JSON object, "" or "{}" when none
+	Metadata   string // a JSON object, "" or "{}" when none; its first ErasedPrefix bytes from the erasure's readers
 	CreatedAt  time.Time
 	Tokens     int
 	Truncated  bool // a message_blobs row holds the full content
