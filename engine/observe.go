@@ -207,6 +207,22 @@ func (e *Engine) ObserveBackoffs(threadID string) []observe.Backoff {
 	return obs.Backoffs(threadID)
 }
 
+// ObserveSkips lists the ranges of threadID the observer skipped,
+// oldest first: turns whose content the model endpoint refused when sent
+// alone (observe.Skip: seqs, reason, time; never the turns' text). The
+// thread is observed past them; they stay in the thread and its recall.
+// Empty when none or when the observer never ran on the thread; an
+// erasure in the thread forgets them. It reads the database whether or
+// not this process observes, and does not check that the thread exists.
+// Errors: the database's.
+func (e *Engine) ObserveSkips(ctx context.Context, threadID string) ([]observe.Skip, error) {
+	sk, err := observe.Skips(ctx, e.db, threadID)
+	if err != nil {
+		return nil, fmt.Errorf("engine: observe skips of %s: %w", threadID, err)
+	}
+	return sk, nil
+}
+
 // observeBackoffs counts the threads' calls backing off, and gives the
 // endpoint's refusal (observe.BackoffModel) when there is one; 0 and nil
 // when the observer was never built.

@@ -307,6 +307,9 @@ type ThreadView struct {
 	// in this process, and every call's when the endpoint refused the
 	// key, quota or model (engine.Engine.ObserveBackoffs); nil when none.
 	Backoffs []observe.Backoff
+	// Skips are the thread's ranges the observer skipped, their content
+	// refused by the model endpoint (engine.Engine.ObserveSkips).
+	Skips []observe.Skip
 	// Runs are the thread's runs with a memctx record, newest first, 50
 	// at most.
 	Runs []journal.RunInfo
@@ -363,6 +366,9 @@ func BuildThread(ctx context.Context, t server.Tenant, threadID string, beforeSe
 	}
 	v.Messages, v.OlderBeforeSeq = pg.Messages, pg.NextBeforeSeq
 	v.Backoffs = t.Engine.ObserveBackoffs(th.ID)
+	if v.Skips, err = t.Engine.ObserveSkips(ctx, th.ID); err != nil {
+		return nil, err
+	}
 	if v.Observations, err = t.Engine.Observations(ctx, observe.Filter{ThreadID: th.ID, All: true}); err != nil {
 		return nil, err
 	}

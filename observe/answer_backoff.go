@@ -298,7 +298,7 @@ func (o *Observer) warnFailed(ctx context.Context, call, threadID string, from, 
 	case kind == failRefused:
 		o.cfg.Logger.DebugContext(ctx, "the model endpoint still refuses the observer's calls", append(attrs, "call", call, "retryIn", wait.String())...)
 	case kind == failContent:
-		o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of one thread's prompt (a content filter or moderation flagged it); only this thread's call backs off: no call before retryIn, then at most one every 8 minutes (a forced observation or a restart tries at once), the range stays unobserved (the reflector's: the observations stay live); other threads' calls go on. If it keeps refusing, the thread is not observed past fromSeq: use an endpoint or deployment whose filter takes these turns, or erase the flagged turns",
+		o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of one thread's prompt (a content filter or moderation flagged it); only this thread's call backs off: no call before retryIn, then at most one every 8 minutes (a forced observation or a restart tries at once), the range stays unobserved (the reflector's: the observations stay live); other threads' calls go on (Observe cuts a refused chunk and skips the refused turns; this call could not be cut: an ObserveRange, or the reflector's input). Use an endpoint or deployment whose filter takes these turns, or erase the flagged turns",
 			append(attrs, "call", call, "retryIn", wait.String())...)
 	case wait == 0 && call == callReflector:
 		o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live", attrs...)

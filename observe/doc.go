@@ -8,9 +8,13 @@
 //
 //	observe|<thread>|observer|<fromSeq>|<toSeq>|<prompt version>|<model>
 //	observe|<thread>|reflector|<fromSeq>|<toSeq>|<prompt version>|<model>|<sources digest>
+//	observe|<thread>|skipped|<fromSeq>|<toSeq>
 //
 // so a second call for the same range never reaches the model and returns the
-// recorded bytes, also after a restart. Erasure calls Invalidate in its
+// recorded bytes, also after a restart. The third records a Skip: turns
+// the endpoint refused for their content when sent alone, which the
+// observer passes over (skip.go); it holds no answer, so no observer call
+// replays it. Erasure calls Invalidate in its
 // transaction: it invalidates the observations (and reflections) derived from
 // the erased turns and deletes the thread's memo entries (keys starting with
 // MemoPrefix(thread)), so nothing erased comes back through memoization.
@@ -72,6 +76,13 @@
 //     observation is stored, so a model error, a timeout, an empty or a
 //     malformed answer leaves it, and every earlier observation, unchanged; the
 //     range is tried again on the next call.
+//   - Turns the endpoint refused for their content (ErrContentRefused)
+//     are isolated by cutting the chunk in two until they are alone (one
+//     message or one tool-call group), then skipped: recorded in the
+//     journal with their seqs and reason only, and stored as an
+//     observation with empty Content, which moves the watermark past
+//     them; they are never sent again unless an erasure in the thread
+//     forgets the skip.
 //   - The observer's empty list ({"observations": []}: nothing worth
 //     keeping in the chunk) is a valid answer, memoized like any other and
 //     stored as an observation with empty Content, which moves the

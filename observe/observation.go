@@ -30,8 +30,9 @@ type Observation struct {
 	Level      string `json:"level"`   // LevelObservation or LevelReflection
 	// Content is the rendered items, one "- " line each; every item of an
 	// untrusted observation starts with UntrustedMark. It is empty for an
-	// invalidated row, and for an observation of a range the observer
-	// found nothing worth keeping in (its answer an empty list): that row
+	// invalidated row, for an observation of a range the observer found
+	// nothing worth keeping in (its answer an empty list), and for a range
+	// it skipped, its content refused by the endpoint (Skip): that row
 	// moves the watermark past the range and is never rendered, reflected
 	// or searched (List leaves it out unless Filter.All).
 	Content string `json:"content"`

@@ -22,8 +22,9 @@ func observerKey(threadID string, from, to int64, model string) string {
 // observeTurns runs one memoized observer call over turns (one thread, seq
 // order) and stores its observation. The caller holds the thread's lock.
 // With cuttable the caller sends a smaller chunk at once when turns are
-// over the model's context and can be cut (cutChunk): that failure is
-// then neither logged nor backed off here.
+// over the model's context and can be cut (cutChunk), and cuts or skips
+// a chunk whose content the endpoint refused (refusedChunk): those
+// failures are then neither logged nor backed off here.
 func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool) (*Observation, []byte, error) {
 	first, last := turns[0], turns[len(turns)-1]
 	key := observerKey(first.ThreadID, first.Seq, last.Seq, o.cfg.Model.ID())
@@ -50,7 +51,7 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool
 		// A call its context cancelled (an erasure of the thread, Close, a
 		// caller giving up) is not retried for that: whoever cancelled it
 		// says why (the engine logs an erasure's at INFO).
-		if !errors.Is(ctx.Err(), context.Canceled) && (!cuttable || !canCut(turns, err)) {
+		if !errors.Is(ctx.Err(), context.Canceled) && (!cuttable || !canCut(turns, err) && !errors.Is(err, ErrContentRefused)) {
 			o.warnFailed(ctx, callObserver, first.ThreadID, first.Seq, last.Seq, err)
 		}
 		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)

@@ -210,7 +210,8 @@ const WaitNotice = time.Second
 
 // Result reports what one Observe call did. As JSON (`mnemo observe
 // --json`) it is {"observations": [Observation…], "reflection":
-// Observation (left out when none), "pending": Plan, "backoffs":
+// Observation (left out when none), "skipped": [Skip…] (left out when
+// none), "pending": Plan, "backoffs":
 // [Backoff…] (left out when none), "chunkCapTokens": n (left out when
 // 0)}.
 type Result struct {
@@ -223,6 +224,12 @@ type Result struct {
 	Reflection *Observation `json:"reflection,omitempty"`
 	// Pending is the plan after the call: what is still unobserved.
 	Pending Plan `json:"pending"`
+	// Skipped lists the ranges this call skipped, oldest first: their
+	// content was refused by the endpoint when sent alone (Skip); left
+	// out when none. Each is stored as an observation with empty Content
+	// (not listed in Observations) and recorded in the journal
+	// (Observer.Skips lists them all).
+	Skipped []Skip `json:"skipped,omitempty"`
 	// Backoffs lists, after the call, the thread's calls that back off
 	// (Observer.Backoffs): each with its Until, the retry-after; left out
 	// when none.
@@ -252,8 +259,12 @@ type Result struct {
 // retryIn; Result.Backoffs says until when); opt.Force calls at once.
 // After the endpoint refused the key, quota or model (ErrModelRefused)
 // every thread's calls back off so from the first failure, logged once;
-// after it refused a prompt's content (ErrContentRefused) the thread's
-// call does, the other threads' calls going on. A thread's observer backs
+// after it refused the reflector's prompt for its content
+// (ErrContentRefused) the thread's reflector does, the other threads'
+// calls going on. An observer chunk refused for its content is cut in
+// two and sent again at once until the refused turns are alone; those
+// are skipped (Result.Skipped, Skips), the thread observed past them. A
+// thread's observer backs
 // off on the chunk it failed on: once that chunk is observed (by
 // ObserveRange, or by another process) the back-off ends.
 // An observer chunk over the model's context (ErrInputTooLong) is cut in
@@ -270,8 +281,8 @@ func (o *Observer) Observe(ctx context.Context, threadID string, opt Options) (*
 	err := o.observe(ctx, threadID, opt, res)
 	res.Backoffs = o.Backoffs(threadID)
 	res.ChunkCapTokens = int(o.inputCap.Load())
-	if err != nil && (len(res.Observations) > 0 || res.Reflection != nil) {
-		err = &partialError{stored: len(res.Observations), err: err}
+	if err != nil && (len(res.Observations) > 0 || len(res.Skipped) > 0 || res.Reflection != nil) {
+		err = &partialError{stored: len(res.Observations) + len(res.Skipped), err: err}
 	}
 	return res, err
 }
@@ -283,22 +294,37 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		return err
 	}
 	defer unlock()
+	refusedCap := 0 // a bound on chunks while isolating refused content (refusedChunk); 0: none
 	for round := 0; ; round++ {
 		p, err := o.plan(ctx, threadID)
 		if err != nil {
 			return err
 		}
 		res.Pending = *p
-		if p.Next == nil || (!p.Due && !opt.Force) || round >= o.cfg.MaxRounds {
+		// Isolating refused content goes on though what is left is not due.
+		if p.Next == nil || (!p.Due && !opt.Force && refusedCap == 0) || round >= o.cfg.MaxRounds {
 			break
 		}
 		if !opt.Force && !o.backoff.observerWaiting(threadID, p.Next[0].Seq, o.cfg.Now()).IsZero() {
 			break // logged when it began (observeTurns)
 		}
 		turns := o.capChunk(p.Next)
+		if refusedCap > 0 {
+			turns = turns[:chunkEnd(turns, len(turns), refusedCap)]
+		}
 		obs, _, err := o.observeTurns(ctx, turns, true)
 		if err != nil && o.cutChunk(ctx, turns, err) {
 			continue // a smaller chunk at once (input_cap.go)
+		}
+		if err != nil && errors.Is(err, ErrContentRefused) && ctx.Err() == nil {
+			var sk *Skip
+			if refusedCap, sk, err = o.refusedChunk(ctx, turns, err); refusedCap > 0 {
+				continue // the first half at once (skip.go)
+			}
+			if sk != nil {
+				res.Skipped = append(res.Skipped, *sk)
+				continue
+			}
 		}
 		if err != nil {
 			return err

@@ -95,6 +95,9 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 			}
 			fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d%s\n", o.ID, o.FromSeq, o.ToSeq, note)
 		}
+		for _, sk := range res.Skipped {
+			fmt.Fprintf(c.Stdout, "skipped    seq %d–%d  (the model endpoint refused their content: not observed, not sent again)\n", sk.FromSeq, sk.ToSeq)
+		}
 		if r := res.Reflection; r != nil {
 			fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %s\n", r.ID, r.FromSeq, r.ToSeq, count(len(r.Sources), "observation"))
 		}
