@@ -251,6 +251,15 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 		rep.Sound = true
 		return false, nil
 	}
+	if len(rep.Findings) > 0 { // a sound file is read as SQLite reads it
+		note, err := salvage.FixPageCount(src)
+		if err != nil {
+			return false, fmt.Errorf("engine: %w", err)
+		}
+		if note != "" {
+			rep.Findings = append(rep.Findings, note)
+		}
+	}
 	dst := filepath.Join(staging, DatabaseFile)
 	res, err := salvage.Copy(ctx, src, dst, rep.SalvagedAt)
 	if err != nil {
