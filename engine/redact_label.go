@@ -57,8 +57,8 @@ var titleSmallWords = map[string]bool{"a": true, "an": true, "the": true, "of": 
 // rule that reads a credential name at m[0] and a colon after it is a
 // label followed by a sentence (labelLine, proseSentence): the name and
 // the words before it on its line are a list item's or a heading's label,
-// in Markdown emphasis, or in title case, and the value up to m[1] is a
-// sentence. A line is one of s's, or one of a JSON-escaped text (after
+// in Markdown emphasis, or in title case, whose credential word names a
+// topic (topicLabel), and the value up to m[1] is a sentence. A line is one of s's, or one of a JSON-escaped text (after
 // \n or \r).
 func labelProse(s string, m []int) bool {
 	colon := strings.IndexByte(s[m[0]:m[1]], ':')
@@ -77,10 +77,27 @@ func labelProse(s string, m []int) bool {
 		return false
 	}
 	marker, em := sm[2] >= 0, sm[4] >= 0
-	if !marker && !em && !titleCase(line[sm[6]:sm[7]]) {
+	words := line[sm[6]:sm[7]]
+	if !marker && !em && !titleCase(words) || !topicLabel(words) {
 		return false
 	}
 	return proseSentence(strings.TrimLeft(s[colon+1:m[1]], "*_ \t"))
+}
+
+// topicLabel reports whether words, a label's, name a topic, not a
+// field: its last word, the credential word, is plural ("Check
+// credentials", "Local Secrets") or follows an indefinite article ("Keep
+// it a Secret"). A singular credential word with no article ("WiFi
+// password", "Passphrase", "API key") is a field, its value a secret
+// whatever its shape: a passphrase is a sentence too ("the quick brown fox
+// jumps over the lazy dog").
+func topicLabel(words string) bool {
+	f := strings.Fields(strings.ToLower(words))
+	last := strings.Trim(f[len(f)-1], `'’-`)
+	if strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") {
+		return true // credentials, secrets, passwords, creds; not pass
+	}
+	return len(f) > 1 && (f[len(f)-2] == "a" || f[len(f)-2] == "an")
 }
 
 // labelValue is the offset in s of the value after a label (labelProse)

@@ -35,6 +35,14 @@ func TestRedactLabelProse(t *testing.T) {
 		{"plain-label", "Check credentials: Look for tailors who are members of a guild.", "Check credentials: " + m},
 		{"plain-key", "password: the quick brown fox jumps over the lazy dog", "password: " + m},
 		{"plain-prose-secret", "A secret: my PIN is 4821", "A secret: my PIN is " + m},
+		// A singular field name with no article before it is a field
+		// (red69): its value is a secret whatever its shape.
+		{"field-wifi-passphrase", "- **WiFi password**: the quick brown fox jumps over the lazy dog", "- **WiFi password**: " + m},
+		{"field-list-passphrase", "- Password: my dog ate all of the homework again", "- Password: " + m},
+		{"field-heading-passphrase", "## Passphrase: when in doubt it is better to leave it out", "## Passphrase: " + m},
+		{"field-bullet-secret", "* Secret: The trick is to let the dough rest overnight in the fridge.", "* Secret: The trick is " + m},
+		{"field-heading-password", "## Password: how to choose one that you can remember", "## Password: " + m},
+		{"field-title-token", "Access Token: the one from the admin page of the site", "Access Token: " + m},
 		{"yaml-key-value", "db:\n  password: hunter2hunter2", "db:\n  password: " + m},
 		// Prose: kept.
 		{"bold-label", "3. **Check credentials**: Look for tailors who are members of a trade guild in your town.", ""},
@@ -45,8 +53,8 @@ func TestRedactLabelProse(t *testing.T) {
 		{"italic", "*Credentials*: Check that the lawyer is licensed to practise in your state.", ""},
 		{"bullet", "* Credentials: Verify memberships in trade groups and certifications (e.g., ABC or XYZ)", ""},
 		{"dash-bullet", "- Credentials: Ask whether the trainer holds a certificate from a national body.", ""},
-		{"bullet-prose-verb", "* Secret: The trick is to let the dough rest overnight in the fridge.", ""},
-		{"heading", "## Password: how to choose one that you can remember", ""},
+		{"bold-plural-passwords", "**Strong passwords**: Use a phrase that is easy for you to remember.", ""},
+		{"heading-an-article", "## Keep an Access Key: Store it in a place that only you can reach.", ""},
 		{"title-case", "Local Secrets: The staff might share a few of the hidden trails with you.", ""},
 		{"mixed-case-names", "**Check credentials**: Look them up on LinkedIn or on the YouTube channel of the guild.", ""},
 		{"json-value", `{"content": "3. **Check credentials**: Look for tailors who are members of a guild."}`, ""},
