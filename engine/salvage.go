@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -129,6 +130,32 @@ type SalvageReport struct {
 	// any, are not in the salvaged database (WALDamage.Lost). Nil when the
 	// log was sound or absent.
 	WAL *WALDamage `json:"wal,omitempty"`
+}
+
+// UncountedMessages returns the rowid ranges of the messages table that
+// the salvage could not read while the threads table lost rows too (or
+// was missing): the lost seqs (Lost) are counted against the threads'
+// last seqs, so a thread whose row was lost with its last messages, or
+// with all of them, loses messages no range in Lost lists. How many the
+// ranges held is unknown; nil when every loss is counted.
+func (r *SalvageReport) UncountedMessages() [][2]int64 {
+	var msgs [][2]int64
+	threadsLost := false
+	for _, t := range r.Tables {
+		switch t.Name {
+		case "messages":
+			msgs = t.Unreadable
+			if t.Missing {
+				msgs = [][2]int64{{1, math.MaxInt64}}
+			}
+		case "threads":
+			threadsLost = t.Missing || len(t.Unreadable) > 0
+		}
+	}
+	if !threadsLost {
+		return nil
+	}
+	return msgs
 }
 
 // LostMessages is the number of messages Lost counts.

@@ -64,6 +64,9 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 	if len(rep.Problems) > 0 {
 		return errors.New("the salvaged directory does not check ok (see above)")
 	}
+	if len(rep.UncountedMessages()) > 0 {
+		return fmt.Errorf("some messages were unreadable and how many is unknown (see above): keep %s", rep.Damaged)
+	}
 	return nil
 }
 
@@ -223,6 +226,12 @@ func (c *SalvageCommand) printWALSetAside(d *engine.WALDamage) {
 
 // printLost lists the threads' lost seqs.
 func (c *SalvageCommand) printLost(rep *engine.SalvageReport) {
+	if u := rep.UncountedMessages(); len(u) > 0 {
+		fmt.Fprintf(c.Stdout, "messages with rowids %s unreadable: how many is unknown (the threads table lost rows too, and with them the last seqs the losses are counted against); keep the damaged file below\n", rowidRanges(u))
+	}
+	if len(rep.Lost) == 0 && len(rep.UncountedMessages()) > 0 {
+		return
+	}
 	if len(rep.Lost) == 0 {
 		if rep.WAL != nil && rep.WAL.Lost() {
 			fmt.Fprintln(c.Stdout, "no message of what SQLite recovered was lost (the write-ahead log's commits above aside)")
