@@ -149,3 +149,27 @@ func TestQueriesUnknownField(t *testing.T) {
 		}
 	}
 }
+
+// TestQueriesWrongType: a --queries member of the wrong JSON type, or a
+// line that is no object, is named with the type it must be, as POST
+// /v1/search words it (readme68 F8: it was encoding/json's "cannot
+// unmarshal number into Go struct field searchQuery.query of type
+// string").
+func TestQueriesWrongType(t *testing.T) {
+	dir := scoresFixture(t)
+	qf := filepath.Join(t.TempDir(), "q.jsonl")
+	for line, want := range map[string]string{
+		`{"resource":"r","query":5}`:             `q.jsonl:2: "query" must be a JSON string, not a number`,
+		`{"resource":["r"],"query":"garden"}`:    `q.jsonl:2: "resource" must be a JSON string, not an array`,
+		`{"resource":"r","query":"g","id":true}`: `q.jsonl:2: "id" must be a JSON string, not a boolean`,
+		`["r","garden"]`:                         `q.jsonl:2: the line must be a JSON object, not an array`,
+	} {
+		if err := os.WriteFile(qf, []byte(`{"id":"a","resource":"r","query":"garden"}`+"\n"+line+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := run(t, nil, "--dir", dir, "search", "--queries", qf)
+		if code != 1 || !strings.Contains(errOut, want) || strings.Contains(errOut, "Go struct") || strings.Contains(errOut, "unmarshal") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and %q", line, code, errOut, want)
+		}
+	}
+}

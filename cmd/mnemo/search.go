@@ -428,7 +428,30 @@ func queryJSONError(b []byte, lead int, err error) error {
 		// encoding/json says 'Â', as mnemo ingest does.
 		return fmt.Errorf("malformed JSON at column %d: %w", lead+int(jsonkey.SyntaxOffset(se))+1, jsonkey.NamedSyntax(b, se))
 	}
-	return err
+	return queryTypeError(te)
+}
+
+// queryTypeError words te, a --queries line's member (or the line) of
+// the wrong JSON type, as POST /v1/search does: `"query" must be a JSON
+// string, not a number`, `the line must be a JSON object, not an array`
+// (it said encoding/json's "cannot unmarshal number into Go struct field
+// searchQuery.query of type string", readme68 F8).
+func queryTypeError(te *json.UnmarshalTypeError) error {
+	got := te.Value
+	switch {
+	case strings.HasPrefix(got, "number"):
+		got = "a number"
+	case got == "bool":
+		got = "a boolean"
+	case got == "array" || got == "object":
+		got = "an " + got
+	default:
+		got = "a " + got
+	}
+	if te.Field == "" {
+		return fmt.Errorf("the line must be a JSON object, not %s", got)
+	}
+	return fmt.Errorf("%q must be a JSON string, not %s", te.Field, got)
 }
 
 // request is the search q asks: opts with q's filter, confined to q's
