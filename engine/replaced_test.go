@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/internal/store"
 	"github.com/mnemo-go/mnemo/recall"
 )
@@ -33,7 +35,8 @@ func TestRestoreRenamedOverOpenDatabase(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, engine.DatabaseFile)
-	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	logs := &enginetest.SyncBuffer{}
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -50,6 +53,9 @@ func TestRestoreRenamedOverOpenDatabase(t *testing.T) {
 	if err := appendOne("m2"); err != nil { // after the backup: lost with the restore, as meant
 		t.Fatal(err)
 	}
+	if err := e.SyncIndexes(ctx); err != nil { // m2's text in the lexical index
+		t.Fatal(err)
+	}
 	if err := os.Rename(backup, path); err != nil { // the restore, under the running engine
 		t.Fatal(err)
 	}
@@ -58,11 +64,14 @@ func TestRestoreRenamedOverOpenDatabase(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := appendOne("m3"); !errors.Is(err, engine.ErrDatabaseReplaced) || errors.Is(err, engine.ErrDatabaseCorrupt) {
-		t.Fatalf("append after the restore: %v, want ErrDatabaseReplaced (not ErrDatabaseCorrupt)", err)
+	err = appendOne("m3")
+	if !errors.Is(err, engine.ErrDatabaseReplaced) || errors.Is(err, engine.ErrDatabaseCorrupt) || errors.Is(err, engine.ErrWALReplaced) {
+		t.Fatalf("append after the restore: %v, want ErrDatabaseReplaced (not ErrDatabaseCorrupt, not ErrWALReplaced)", err)
 	}
-	if _, err := e.DeleteThread(ctx, "t"); !errors.Is(err, engine.ErrDatabaseReplaced) {
-		t.Fatalf("erasure after the restore: %v, want ErrDatabaseReplaced", err)
+	// The advice rebuilds the indexes (readme68 F5: they hold m2's text,
+	// which no erasure reaches once the backup is back).
+	if want := "reindex"; !strings.Contains(err.Error(), want) {
+		t.Fatalf("append after the restore: %v, want the advice to say %q", err, want)
 	}
 	if now, err := os.ReadFile(path); err != nil || !bytes.Equal(now, restored) {
 		t.Fatalf("the restored mnemo.db changed under the refused writes (%v)", err)
@@ -97,6 +106,17 @@ func TestRestoreRenamedOverOpenDatabase(t *testing.T) {
 	if got, want := strings.Join(ids, ","), "m1"; got != want {
 		t.Fatalf("messages after the restart: %s, want %s (the backup's)", got, want)
 	}
+	// Without the reindex the check finds m2's text in the index; with
+	// it, the indexes agree with the backup.
+	if err := e.Check(ctx); err == nil {
+		t.Fatal("check after the restart without the reindex: ok, want the lexical index's m2 reported")
+	}
+	if err := e.Reindex(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check after the advice's reindex: %v", err)
+	}
 	if err := appendOne("m4"); err != nil {
 		t.Fatalf("append after the restart: %v", err)
 	}
@@ -127,6 +147,31 @@ func TestWALRemovedUnderOpenDatabase(t *testing.T) {
 	err = waitReplaced(t, e)
 	if !strings.Contains(err.Error(), "mnemo.db-wal") {
 		t.Fatalf("Ping: %v, want it to name mnemo.db-wal", err)
+	}
+	// Told apart from mnemo.db replaced: the advice is a clean stop, which
+	// keeps m1 (readme68 F11: it said mnemo.db was replaced and to delete
+	// the -wal and -shm "beside the new mnemo.db").
+	if !errors.Is(err, engine.ErrWALReplaced) || strings.Contains(err.Error(), "the new mnemo.db") || !strings.Contains(err.Error(), "not kill -9") {
+		t.Fatalf("Ping: %v, want ErrWALReplaced saying a clean stop keeps the writes", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, suffix := range []string{"-wal", "-shm"} {
+		if _, err := os.Stat(filepath.Join(dir, engine.DatabaseFile+suffix)); !os.IsNotExist(err) {
+			t.Errorf("%s after the clean close: %v, want it deleted", suffix, err)
+		}
+	}
+	e, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if msgs, err := e.Messages(ctx, "t", 1, 100); err != nil || len(msgs) != 1 || msgs[0].ID != "m1" {
+		t.Fatalf("messages after the clean close and reopen: %v %v, want m1 (written from the removed log at close)", msgs, err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check after the clean close and reopen: %v", err)
 	}
 }
 

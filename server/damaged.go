@@ -29,15 +29,30 @@ const DatabaseDamagedDetail = "the database file was found damaged (SQLite met a
 	"or, without a backup, runs mnemo --dir DIR salvage; then starts it again (the server log has the path); reads that miss the damaged pages still answer"
 
 // DatabaseReplacedDetail is the detail of the 503 "database-replaced"
-// problem (engine.ErrDatabaseReplaced): mnemo.db, or the mnemo.db-wal the
-// server writes, was replaced at its path while the server had it open
-// (a backup renamed over it under the running server), so every write
-// would go into the old file, lost when the server stops. Answered by
-// every write and by GET /healthz from then on, without Retry-After: it
-// lasts until the server is restarted.
+// problem (engine.ErrDatabaseReplaced): mnemo.db was replaced at its
+// path while the server had it open (a backup renamed over it under the
+// running server), so every write would go into the old file, lost when
+// the server stops. Answered by every write and by GET /healthz from
+// then on, without Retry-After: it lasts until the server is restarted.
+// Its steps end with mnemo --dir DIR reindex: the lexical index holds
+// the text of the messages the new file lacks (mnemo check reported
+// them, and no erasure reaches them; readme68 F5).
 const DatabaseReplacedDetail = "mnemo.db was replaced while this process had it open; restart it: stop the server, " +
-	"delete mnemo.db-wal and mnemo.db-shm beside the new mnemo.db in the server's data directory (they are the old file's, " +
-	"and the next start would apply that log over the new file), and start it again; nothing was stored since the replacement was noticed"
+	"delete mnemo.db-wal and mnemo.db-shm beside the new mnemo.db in the server's data directory DIR (they are the old file's, " +
+	"and the next start would apply that log over the new file), rebuild the indexes from the new file: mnemo --dir DIR reindex " +
+	"(they hold the text of messages it lacks), and start it again; nothing was stored since the replacement was noticed"
+
+// WALReplacedDetail is the detail of the 503 "database-replaced" problem
+// when only mnemo.db-wal was removed from its path (or another file put
+// there) while the server had it open (engine.ErrWALReplaced): mnemo.db
+// is still the server's file, and the log the server holds open has the
+// writes it acknowledged that are not yet in mnemo.db. A clean stop
+// writes them into mnemo.db; a kill loses them. It said mnemo.db was
+// replaced and that the writes were lost (readme68 F11).
+const WALReplacedDetail = "mnemo.db-wal, the write-ahead log of this server's mnemo.db, was removed or replaced while this process had it open; " +
+	"nothing more is stored. The writes it acknowledged that are not yet in mnemo.db are in the removed log, which this process holds open: " +
+	"stop the server cleanly (SIGTERM or Ctrl-C, not kill -9), and its close writes them into mnemo.db and deletes mnemo.db-wal and mnemo.db-shm; " +
+	"then start it again. If it was killed, they are lost: then run mnemo --dir DIR reindex (DIR: its data directory) before starting it again"
 
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
 // answered a statement of this request with SQLSTATE XX001
@@ -54,6 +69,8 @@ const PostgresDamagedDetail = "the Postgres database reported damaged data (SQLS
 // 2026-12-06, 503 "unavailable" before 2026-12-07.
 func databaseDamaged(err error) *apiError {
 	switch {
+	case errors.Is(err, engine.ErrWALReplaced):
+		return &apiError{kind: kindReplaced, detail: WALReplacedDetail, cause: err, lasting: true}
 	case errors.Is(err, engine.ErrDatabaseReplaced):
 		return &apiError{kind: kindReplaced, detail: DatabaseReplacedDetail, cause: err, lasting: true}
 	case errors.Is(err, engine.ErrDatabaseCorrupt):

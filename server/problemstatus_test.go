@@ -71,6 +71,7 @@ func TestProblemStatus(t *testing.T) {
 		{"QuotaStore", &engine.QuotaError{Scope: "store", Field: "bytes", Limit: 5}, 429, "messages", "quota-exceeded"},
 		{"DatabaseCorrupt", engine.ErrDatabaseCorrupt, 503, "", "database-damaged"},
 		{"DatabaseReplaced", fmt.Errorf("engine: %w", engine.ErrDatabaseReplaced), 503, "", "database-replaced"},
+		{"WALReplaced", fmt.Errorf("engine: %w", engine.ErrWALReplaced), 503, "", "database-replaced"},
 		// An error matching two conditions is answered as the first
 		// classify tries.
 		{"ConflictAndNoSpace", errors.Join(engine.ErrNoSpace, engine.ErrConflict), 409, "messages", "conflict"},

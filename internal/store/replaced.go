@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // This file notices a database file replaced under the process that has
@@ -39,6 +40,40 @@ import (
 // (engine.ErrDatabaseReplaced), and users meet it there.
 var ErrDatabaseReplaced = errors.New("engine: the database file was replaced while this process had it open")
 
+// ErrWALReplaced is returned, wrapped, in place of ErrDatabaseReplaced
+// when the -wal this process writes was removed from its path (or
+// another file put there) and the database file itself was not replaced
+// (Replaced says "mnemo.db-wal"). It matches ErrDatabaseReplaced too
+// (errors.Is), as every write is refused alike; it is told apart because
+// the file at the path is still this process's: the log it holds open
+// has the writes not yet checkpointed, and a clean close checkpoints
+// them into the file (then deletes the path's -wal and -shm), where a
+// killed process loses them (readme68 F11). Re-exported as
+// engine.ErrWALReplaced.
+var ErrWALReplaced error = walReplacedError{}
+
+// walReplacedError is ErrWALReplaced's type: a comparable value whose Is
+// matches ErrDatabaseReplaced.
+type walReplacedError struct{}
+
+// Error implements error.
+func (walReplacedError) Error() string {
+	return "engine: the database file's write-ahead log (mnemo.db-wal) was removed or replaced while this process had it open"
+}
+
+// Is reports whether target is ErrDatabaseReplaced.
+func (walReplacedError) Is(target error) bool { return target == ErrDatabaseReplaced }
+
+// replacedSentinel is the error of what was replaced (Replaced's
+// answer): ErrWALReplaced when only the -wal was, else
+// ErrDatabaseReplaced.
+func replacedSentinel(what string) error {
+	if strings.HasSuffix(what, "-wal") && !strings.Contains(what, " and ") {
+		return ErrWALReplaced
+	}
+	return ErrDatabaseReplaced
+}
+
 // Replaced returns what of db's file was found replaced while db was open
 // (see ErrDatabaseReplaced): "mnemo.db" (the file's base name) when its
 // path names another file than the one Open opened, "mnemo.db-wal" when
@@ -67,7 +102,7 @@ func (d *damage) replacedError(what string) error {
 	if p == nil {
 		return nil
 	}
-	return fmt.Errorf("store: %s refused: %w (%s replaced at %s)", what, ErrDatabaseReplaced, *p, filepath.Dir(d.path))
+	return fmt.Errorf("store: %s refused: %w (%s replaced at %s)", what, replacedSentinel(*p), *p, filepath.Dir(d.path))
 }
 
 // readFile looks whether d's file or its -wal was replaced at its path,
