@@ -293,12 +293,12 @@ func (o *Observer) warnFailed(ctx context.Context, call, threadID string, from, 
 	wait, started := o.backoff.failed(call, threadID, from, o.cfg.Now(), kind, err)
 	switch {
 	case kind == failRefused && started:
-		o.cfg.Logger.WarnContext(ctx, "the model endpoint refuses the observer's calls (its API key, quota or model name: check observe.apiKeyEnv's variable and observe.model); no observer or reflector call on any thread before retryIn, then at most one every 8 minutes until one succeeds (a forced observation tries at once); not logged again until then",
+		o.cfg.Logger.WarnContext(ctx, "the model endpoint refuses the observer's calls (its API key, quota or model name: check observe.apiKeyEnv's variable and observe.model); no observer or reflector call on any thread before retryIn (1 minute after the first refusal), then the waits double after each further refusal (2, 4, then 8 minutes, 8 from then on) until one succeeds (a forced observation tries at once); not logged again until then",
 			append(attrs, "call", call, "retryIn", wait.String())...)
 	case kind == failRefused:
 		o.cfg.Logger.DebugContext(ctx, "the model endpoint still refuses the observer's calls", append(attrs, "call", call, "retryIn", wait.String())...)
 	case kind == failContent:
-		o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of one thread's prompt (a content filter or moderation flagged it); only this thread's call backs off: no call before retryIn, then at most one every 8 minutes (a forced observation or a restart tries at once), the range stays unobserved (the reflector's: the observations stay live); other threads' calls go on (Observe cuts a refused chunk and skips the refused turns; this call could not be cut: an ObserveRange, or the reflector's input). Use an endpoint or deployment whose filter takes these turns, or erase the flagged turns",
+		o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of one thread's prompt (a content filter or moderation flagged it); only this thread's call backs off: no call before retryIn (1 minute after the first refusal), then the waits double after each further refusal (2, 4, then 8 minutes, 8 from then on) (a forced observation or a restart tries at once), the range stays unobserved (the reflector's: the observations stay live); other threads' calls go on (Observe cuts a refused chunk and skips the refused turns; this call could not be cut: an ObserveRange, or the reflector's input). Use an endpoint or deployment whose filter takes these turns, or erase the flagged turns",
 			append(attrs, "call", call, "retryIn", wait.String())...)
 	case wait == 0 && call == callReflector:
 		o.cfg.Logger.WarnContext(ctx, "reflector call failed; observations stay live", attrs...)

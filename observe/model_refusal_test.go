@@ -82,6 +82,11 @@ func testModelRefusalBacksOff(t *testing.T, b backend) {
 			if w := strings.Count(logs.String(), key); w != c.warns {
 				t.Fatalf("%d WARN lines %q, want %d:\n%s", w, key, c.warns, logs.String())
 			}
+			// The line tells the waits as backoffWait doubles them
+			// (readme68 F12: it said "at most one every 8 minutes").
+			if c.warns > 0 && (!strings.Contains(logs.String(), "(2, 4, then 8 minutes, 8 from then on)") || strings.Contains(logs.String(), "at most one every")) {
+				t.Fatalf("the WARN line does not tell the doubling waits:\n%s", logs.String())
+			}
 			// The last result says which call waits, and until when: past
 			// the last round.
 			bo := last.Backoffs
