@@ -33,7 +33,7 @@ func cliRules() []Rule {
 // prose naming a token ran cliFlag on all of it (2.3x the CPU of
 // BenchmarkRedactorMB/key-blocks, red63).
 var cliFlagTriggers = []string{"-passw", "_passw", "-passphrase", "_passphrase", "storepass", "keypass",
-	"-token", "_token", "-secret", "_secret", "-api", "_api", "-access", "_access"}
+	"-token", "_token", "-secret", "_secret", "-api", "_api", "-access", "_access", "-cred", "_cred"}
 
 // cliValueForm is a flag's value (group v): a double- or single-quoted
 // string on its line (its quote: group q, kept), or a bare word that
@@ -44,9 +44,10 @@ const cliValueForm = `(?P<v>(?P<q>")[^"\r\n]*"|(?P<q>')[^'\r\n]*'|[^\s"'<>|&;-][
 // cliFlag is cli-secret-flag's pattern: after a blank or the line's start,
 // one or two dashes, a flag whose last word is a credential word
 // (--password, --db-password, --api-key, --token, --client-secret,
-// keytool's -storepass, -keypass, -destkeypass), blanks, the value.
+// keytool's -storepass, -keypass, -destkeypass, skopeo's and podman's
+// --creds user:X, --registry-creds), blanks, the value.
 var cliFlag = regexp.MustCompile(`(?im)(?P<keep>(?:^|[ \t])--?(?:[a-z0-9]+[-_])*` +
-	`(?:password|passwd|passphrase|[a-z]*(?:store|key)pass|token|secret|api-?key|access-?key|secret-?key)[ \t]+)` +
+	`(?:password|passwd|passphrase|[a-z]*(?:store|key)pass|token|secret|api-?key|access-?key|secret-?key|creds|credentials)[ \t]+)` +
 	cliValueForm)
 
 // cliShort is cli-password-short's pattern: a command whose short flag
@@ -161,10 +162,35 @@ func cliValue(re *regexp.Regexp) func(s string, m []int) bool {
 			return false
 		}
 		if !quotedOrBareSecret(val) {
-			return passwordFlag(flag) && lowercasePassword(val)
+			return passwordFlag(flag) && lowercasePassword(val) || credsFlag(flag) && credsPair(val)
 		}
 		return true
 	}
+}
+
+// credsFlag reports whether flag, the text of cliFlag's group keep, is
+// one whose value is a user and a password (skopeo's and podman's
+// --creds USER:PASSWORD, --src-creds, --registry-creds, --credentials).
+func credsFlag(flag string) bool {
+	f := strings.ToLower(strings.TrimRight(flag, " \t"))
+	return strings.HasSuffix(f, "creds") || strings.HasSuffix(f, "credentials")
+}
+
+// credsPair reports whether v, a bare value bareSecret kept after a
+// credsFlag, is USER:PASSWORD with a password of lowercase letters
+// (lowercasePassword): --creds alice:hunterpw (readme68 F6: stored in
+// clear). A password that is itself a placeholder word (user:pass,
+// user:password) is an example and stays.
+func credsPair(v string) bool {
+	user, pw, ok := strings.Cut(v, ":")
+	if !ok || user == "" {
+		return false
+	}
+	switch pw {
+	case "pass", "password", "passwd", "secret", "token", "pw", "pwd":
+		return false
+	}
+	return lowercasePassword(pw)
 }
 
 // passwordSource reports whether val, after flag (cliFlag's group keep),

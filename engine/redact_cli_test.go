@@ -158,6 +158,14 @@ func TestRedactCommandLineKeys(t *testing.T) {
 		{"reference-kept", "docker login -u bob -p $PASSWORD ghcr.io; openssl dgst -hmac $HMAC_KEY f; openssl enc -K \"$KEY\" -in f", "docker login -u bob -p $PASSWORD ghcr.io; openssl dgst -hmac $HMAC_KEY f; openssl enc -K \"$KEY\" -in f"},
 		{"iv-kept", "openssl enc -aes-256-cbc -iv 0f0e0d0c0b0a09080706050403020100 -pass env:PW", "openssl enc -aes-256-cbc -iv 0f0e0d0c0b0a09080706050403020100 -pass env:PW"},
 		{"prose-kept", "use openssl -hmac with a key, or -K with hex", "use openssl -hmac with a key, or -K with hex"},
+		// readme68 F6: skopeo's and podman's --creds USER:PASSWORD and
+		// --credentials after a blank were stored in clear (only the '='
+		// form was replaced).
+		{"creds", "skopeo copy --creds alice:hunter2 docker://a docker://b", "skopeo copy --creds " + m + " docker://a docker://b"},
+		{"creds-lowercase", "podman pull --src-creds alice:hunterpw quay.io/x", "podman pull --src-creds " + m + " quay.io/x"},
+		{"credentials", "podman login --credentials 'alice:S3cret!' quay.io", "podman login --credentials '" + m + "' quay.io"},
+		{"creds-example-kept", "skopeo copy --creds user:pass docker://a docker://b", "skopeo copy --creds user:pass docker://a docker://b"},
+		{"creds-prose-kept", "pass --credentials to the tool, or see the --creds flag", "pass --credentials to the tool, or see the --creds flag"},
 		{"later-command-kept", "docker login registry && docker run -p8080:80 nginx; docker login -u bob ghcr.io; docker run -p3306:3306 mysql",
 			"docker login registry && docker run -p8080:80 nginx; docker login -u bob ghcr.io; docker run -p3306:3306 mysql"},
 	})
