@@ -162,22 +162,14 @@ func cliValue(re *regexp.Regexp) func(s string, m []int) bool {
 			return false
 		}
 		if !quotedOrBareSecret(val) {
-			return passwordFlag(flag) && lowercasePassword(val) || credsFlag(flag) && credsPair(val)
+			return flagEndsIn(flag, passwordFlagEnds) && lowercasePassword(val) || flagEndsIn(flag, credsFlagEnds) && credsPair(val)
 		}
 		return true
 	}
 }
 
-// credsFlag reports whether flag, the text of cliFlag's group keep, is
-// one whose value is a user and a password (skopeo's and podman's
-// --creds USER:PASSWORD, --src-creds, --registry-creds, --credentials).
-func credsFlag(flag string) bool {
-	f := strings.ToLower(strings.TrimRight(flag, " \t"))
-	return strings.HasSuffix(f, "creds") || strings.HasSuffix(f, "credentials")
-}
-
 // credsPair reports whether v, a bare value bareSecret kept after a
-// credsFlag, is USER:PASSWORD with a password of lowercase letters
+// flag of credsFlagEnds, is USER:PASSWORD with a password of lowercase letters
 // (lowercasePassword): --creds alice:hunterpw (readme68 F6: stored in
 // clear). A password that is itself a placeholder word (user:pass,
 // user:password) is an example and stays.
@@ -270,14 +262,26 @@ func mysqlDatabase(v string) bool {
 	return !(lower && upper && strings.ContainsAny(v, "0123456789"))
 }
 
-// passwordFlag reports whether flag, the text of cliFlag's group keep
-// (a blank, the flag, blanks), names a password: its last word is
-// password, passwd or passphrase, or it ends in pass (-storepass).
-func passwordFlag(flag string) bool {
+// flagEndsIn reports whether flag, the text of cliFlag's group keep (a
+// blank, the flag, blanks), ends in one of ends, any case.
+func flagEndsIn(flag string, ends []string) bool {
 	f := strings.ToLower(strings.TrimRight(flag, " \t"))
-	return strings.HasSuffix(f, "password") || strings.HasSuffix(f, "passwd") ||
-		strings.HasSuffix(f, "passphrase") || strings.HasSuffix(f, "pass")
+	for _, end := range ends {
+		if strings.HasSuffix(f, end) {
+			return true
+		}
+	}
+	return false
 }
+
+// passwordFlagEnds end a flag that names a password: its last word is
+// password, passwd or passphrase, or it ends in pass (-storepass).
+var passwordFlagEnds = []string{"password", "passwd", "passphrase", "pass"}
+
+// credsFlagEnds end a flag whose value is a user and a password
+// (skopeo's and podman's --creds USER:PASSWORD, --src-creds,
+// --registry-creds, --credentials).
+var credsFlagEnds = []string{"creds", "credentials"}
 
 // lowercasePassword reports whether v, a bare value bareSecret kept,
 // is a password of lowercase letters (and '-', '_'), 4 or more, after a
