@@ -54,7 +54,7 @@ type damage struct {
 	// write gate's stat: os.SameFile), replaced what of it was found
 	// replaced since, nil until then (replaced.go).
 	file     os.FileInfo
-	replaced atomic.Pointer[string]
+	replaced atomic.Pointer[replacement]
 	// recorded: note wrote the record (or tried to), once; not for
 	// SQLITE_NOTADB, which every open of the file meets anyway.
 	recorded atomic.Bool

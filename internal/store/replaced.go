@@ -64,14 +64,12 @@ func (walReplacedError) Error() string {
 // Is reports whether target is ErrDatabaseReplaced.
 func (walReplacedError) Is(target error) bool { return target == ErrDatabaseReplaced }
 
-// replacedSentinel is the error of what was replaced (Replaced's
-// answer): ErrWALReplaced when only the -wal was, else
+// replacement is what readFile found replaced: what (Replaced's
+// answer) and its sentinel, ErrWALReplaced when only the -wal was, else
 // ErrDatabaseReplaced.
-func replacedSentinel(what string) error {
-	if strings.HasSuffix(what, "-wal") && !strings.Contains(what, " and ") {
-		return ErrWALReplaced
-	}
-	return ErrDatabaseReplaced
+type replacement struct {
+	what     string
+	sentinel error
 }
 
 // Replaced returns what of db's file was found replaced while db was open
@@ -88,8 +86,8 @@ func Replaced(db *sql.DB) string {
 	}
 	d := v.(*damage)
 	d.recheck()
-	if p := d.replaced.Load(); p != nil {
-		return *p
+	if r := d.replaced.Load(); r != nil {
+		return r.what
 	}
 	return ""
 }
@@ -98,11 +96,11 @@ func Replaced(db *sql.DB) string {
 // replaced and what (the write) was refused, nil while nothing was.
 func (d *damage) replacedError(what string) error {
 	d.recheck()
-	p := d.replaced.Load()
-	if p == nil {
+	r := d.replaced.Load()
+	if r == nil {
 		return nil
 	}
-	return fmt.Errorf("store: %s refused: %w (%s replaced at %s)", what, replacedSentinel(*p), *p, filepath.Dir(d.path))
+	return fmt.Errorf("store: %s refused: %w (%s replaced at %s)", what, r.sentinel, r.what, filepath.Dir(d.path))
 }
 
 // readFile looks whether d's file or its -wal was replaced at its path,
@@ -112,8 +110,10 @@ func (d *damage) readFile() {
 		return
 	}
 	var what []string
+	sentinel := ErrWALReplaced
 	if fi, err := os.Stat(d.path); err == nil && !os.SameFile(fi, d.file) {
 		what = append(what, filepath.Base(d.path))
+		sentinel = ErrDatabaseReplaced
 	}
 	if heldUnlinked(d.path + "-wal") {
 		what = append(what, filepath.Base(d.path)+"-wal")
@@ -121,11 +121,7 @@ func (d *damage) readFile() {
 	if len(what) == 0 {
 		return
 	}
-	s := what[0]
-	if len(what) == 2 {
-		s += " and " + what[1]
-	}
-	d.replaced.CompareAndSwap(nil, &s)
+	d.replaced.CompareAndSwap(nil, &replacement{what: strings.Join(what, " and "), sentinel: sentinel})
 }
 
 // heldUnlinked reports whether this process holds open a file that was
