@@ -183,9 +183,11 @@ func DepthProblem(data []byte, what string) string {
 // (importer.CheckJSONText; -32600 naming the byte): encoding/json would
 // hand the tools U+FFFD in its place, and memory_append would store the
 // altered text; one that begins with a UTF-16 byte-order mark (-32700
-// naming it: jsonkey.ByteOrderMark; a leading UTF-8 mark is dropped); and one with
+// naming it: jsonkey.ByteOrderMark; a leading UTF-8 mark is dropped); one with
 // data after its message or batch (-32700,
-// "unexpected data after the JSON value at byte N": trailingData). The body is already bounded by the server
+// "unexpected data after the JSON value at byte N": trailingData); and
+// one that is not JSON, empty or cut short (-32700 naming the byte:
+// notJSON). The body is already bounded by the server
 // (server.Config.MaxBodyBytes); a body it cannot read is refused in plain
 // text (readRefused).
 func checkedText(h http.Handler) http.Handler {
@@ -215,6 +217,10 @@ func checkedText(h http.Handler) http.Handler {
 		}
 		if err := trailingData(data); err != nil {
 			writeRPCError(w, jsonrpc.CodeParseError, "Parse error: "+err.Error())
+			return
+		}
+		if p := notJSON(data); p != "" {
+			writeRPCError(w, jsonrpc.CodeParseError, "Parse error: "+p)
 			return
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
@@ -251,13 +257,36 @@ func readRefused(w http.ResponseWriter, err error) {
 // trailingData is a *jsonkey.TrailingError when data, valid JSON up to
 // the end of its first value, goes on past it with anything but
 // whitespace ({…}}, [{…}]], two messages); else nil, and malformed JSON is
-// left to the SDK. The SDK decodes a body's first value and drops the
+// left to notJSON. The SDK decodes a body's first value and drops the
 // rest: it ran the tool call of {…}}.
 func trailingData(data []byte) error {
 	if json.Valid(data) {
 		return nil
 	}
 	return jsonkey.Trailing(data)
+}
+
+// notJSON is what a JSON-RPC parse error says of a body that is not JSON
+// at all, "" of one that is: "the body is empty; send a JSON-RPC message",
+// or "malformed JSON at byte N: " and encoding/json's words (N counted
+// from 0, jsonkey.SyntaxOffset; the length of data for a body cut short).
+// The SDK answered such a body (not JSON, or a message cut short) with
+// its own 400 text/plain "malformed payload: …", which a client reading
+// JSON-RPC could not read (JSON-RPC 2.0 §5.1: -32700, id null; readme68
+// F1). JSON that is not a JSON-RPC message ({}, 5) is still left to the SDK.
+func notJSON(data []byte) string {
+	if json.Valid(data) {
+		return ""
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return "the body is empty; send a JSON-RPC message"
+	}
+	var v json.RawMessage
+	var se *json.SyntaxError
+	if err := json.Unmarshal(data, &v); !errors.As(err, &se) {
+		return fmt.Sprintf("malformed JSON: %v", err)
+	}
+	return fmt.Sprintf("malformed JSON at byte %d: %v", jsonkey.SyntaxOffset(se), jsonkey.NamedSyntax(data, se))
 }
 
 // headed sends every answer of h with the headers of the HTTP API's
