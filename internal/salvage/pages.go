@@ -62,6 +62,9 @@ type btree struct {
 	// spans lists its table-leaf pages that add up, each with the rowids
 	// its parent's keys give it, contested ones included (stale.go).
 	spans []leafSpan
+	// broken lists the pages it reached that do not add up, each with
+	// the rowids its parent's keys give it (broken.go, stale.go).
+	broken []leafSpan
 	// contested counts its leaves another b-tree reached too (not read).
 	contested int
 	// complete is set when every row it holds is on its leaves
@@ -237,6 +240,9 @@ func (f *pageFile) walk(ctx context.Context, i int) error {
 		p, ok := parsePage(n, data, f.usable)
 		if err != nil || !ok {
 			t.damaged, t.lost = true, append(t.lost, r.keys())
+			if err == nil {
+				t.broken = append(t.broken, leafSpan{n, r.keys()}) // broken.go
+			}
 			continue
 		}
 		t.damaged = t.damaged || p.inferred

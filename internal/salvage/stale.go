@@ -20,9 +20,11 @@ import (
 // leaf (walk's spans) must be one of the cells of such a leaf
 // (btree.go's listing, or cellcount.go's inference by the pointer array);
 // one that is not was never a row of the table or was deleted, and is
-// dropped and counted nowhere (it is no loss). A rowid in no such span
-// (a leaf that does not add up, below a damaged interior page) is taken
-// as SQL returns it: no page says otherwise.
+// dropped and counted nowhere (it is no loss). A rowid that the keys
+// give a leaf that does not add up must be one of the cells its
+// structure still vouches for (broken.go); one that is not is dropped
+// and stays unreadable. A rowid in no such span (below a damaged
+// interior page) is taken as SQL returns it: no page says otherwise.
 
 // leafSpan is a table-leaf page that adds up and the rowids the keys
 // above it give it.
@@ -64,9 +66,28 @@ func (lp *leafPages) cellRows(ctx context.Context, table string) (*cellRows, err
 		}
 		c.keys = append(c.keys, s.keys)
 	}
+	for _, s := range tree.broken {
+		data, err := lp.f.page(ctx, s.page)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err == nil && len(data) > 100 && data[pageHeaderAt(s.page)] == pageTableLeaf {
+			c.ids = append(c.ids, vouched(s.page, data, lp.f.usable)...) // broken.go
+			c.keys = append(c.keys, s.keys)
+		}
+	}
 	slices.Sort(c.ids)
 	c.keys = mergeRanges(c.keys)
 	return c, nil
+}
+
+// pageHeaderAt is where page n's b-tree header starts: past the file
+// header on page 1.
+func pageHeaderAt(n int64) int {
+	if n == 1 {
+		return 100
+	}
+	return 0
 }
 
 // holds reports whether a row of rowid that SQL returned may be the

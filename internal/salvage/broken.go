@@ -1,0 +1,116 @@
+package salvage
+
+import (
+	"encoding/binary"
+	"slices"
+)
+
+// A table leaf that adds up by no count (cellcount.go) is not read from
+// its page, but SQLite still reads it: with cell_size_check it checks
+// only that each of the first cell-count pointers names a cell past the
+// pointer array that ends inside the page, never the content start, the
+// freeblocks or the fragment count. So a page whose cell count is
+// garbled higher together with its fragment byte or its first freeblock
+// made SQLite return, through the stale pointers past the true count,
+// rows deleted with secure_delete off (their cells, once at the start of
+// the content area, left outside it whole), and stale.go kept them: no
+// leaf that adds up spans their rowids (salv70). So the rows SQL returns
+// from such a leaf (by the keys of its parent, which adds up) are kept
+// only when the page's structure still vouches for their cells:
+//
+//   - by its content start, when a cell that one of the first cell-count
+//     pointers names starts there (within the 3 bytes of a fragment): the
+//     other fields besides the count are then taken as garbled, and a
+//     pointer is vouched for when its cell lies inside the content area
+//     and in no freeblock (the chain ignored when it does not parse). A
+//     cell deleted from the start of the content area lies before it; one
+//     deleted elsewhere lies in a freeblock.
+//   - else by its cell count, when the content start is what is garbled:
+//     every one of the first cell-count pointers names a cell past the
+//     array, in rowid order, none overlapping another or a freeblock of
+//     a chain that parses, and from the lowest of them the cells and
+//     freeblocks leave the header's fragment count (less at most 3).
+//
+// A row SQL returns from the leaf's span that neither vouches for is
+// dropped; its rowid stays unreadable (btree.lost), as those of every row
+// of the page SQL did not return. What neither can tell: a stale pointer
+// into a freeblock when the chain is garbled too, and a count and content
+// start garbled together (three fields of the page's header).
+
+// vouched returns the rowids of the cells of table-leaf page n (data),
+// which does not add up, that its structure vouches for (above), sorted.
+func vouched(n int64, data []byte, usable int) []int64 {
+	h, ok := headerOf(n, data, usable)
+	if h.typ != pageTableLeaf || usable > len(data) {
+		return nil
+	}
+	if ok {
+		free, fok := appendFreeblocks(nil, data, h.firstFree, h.content, usable)
+		if !fok {
+			free = nil
+		}
+		if ids, top := byContent(h, data, usable, free); top {
+			return ids
+		}
+	}
+	if ids, ok := byCount(h, data, usable); ok {
+		return ids
+	}
+	return nil
+}
+
+// byContent returns the rowids of the cells that the first h.ncell
+// pointers name inside the content area and outside the freeblocks
+// free; top reports whether one starts at the content start.
+func byContent(h pageHeader, data []byte, usable int, free [][2]int) (ids []int64, top bool) {
+	for i := 0; i < h.ncell && h.array+2*i+2 <= h.content; i++ {
+		off := int(binary.BigEndian.Uint16(data[h.array+2*i:]))
+		end, ok := cellEnd(h, data, off, usable)
+		if !ok || slices.ContainsFunc(free, func(s [2]int) bool { return off < s[1] && s[0] < end }) {
+			continue
+		}
+		id, _ := tableKey(h.typ, data[off:end])
+		ids, top = append(ids, id), top || off <= h.content+3
+	}
+	slices.Sort(ids)
+	return ids, top
+}
+
+// byCount returns the rowids of the page's first h.ncell cells when they
+// add up from the lowest of them (above); ok is false otherwise.
+func byCount(h pageHeader, data []byte, usable int) (ids []int64, ok bool) {
+	first := h.array + 2*h.ncell
+	if h.ncell == 0 || first > usable {
+		return nil, false
+	}
+	free, ok := appendFreeblocks(nil, data, h.firstFree, first, usable)
+	if !ok {
+		return nil, false
+	}
+	used := make([]bool, usable)
+	for _, s := range free {
+		if !claim(used, s) {
+			return nil, false
+		}
+	}
+	spans, low := slices.Clone(free), usable
+	at := h
+	at.content = first
+	for i := range h.ncell {
+		off := int(binary.BigEndian.Uint16(data[h.array+2*i:]))
+		end, ok := cellEnd(at, data, off, usable)
+		if !ok || !claim(used, [2]int{off, end}) {
+			return nil, false
+		}
+		id, _ := tableKey(h.typ, data[off:end])
+		if i > 0 && id <= ids[i-1] {
+			return nil, false
+		}
+		ids, spans, low = append(ids, id), append(spans, [2]int{off, end}), min(low, off)
+	}
+	for _, s := range free {
+		low = min(low, s[0])
+	}
+	frags := fragments(spans, low, usable)
+	return ids, frags >= 0 && frags <= h.frags && h.frags-frags <= 3
+}
