@@ -154,8 +154,10 @@ func markAll(items []Item, untrusted bool) {
 // non-invalidated observation of the same range exists (a memoized call
 // repeated, or a concurrent caller), in which case obs becomes that row.
 // Retired rows count: a range condensed into a reflection is not observed
-// again. It stores nothing when an erasure in the thread committed while
-// the observer ran (ErrTurnsErased: memoKept, turnsKept).
+// again. A skip of the range (skipOf) is no observation: a model's answer
+// over it replaces it (dropSkip). It stores nothing when an erasure in the
+// thread committed while the observer ran (ErrTurnsErased: memoKept,
+// turnsKept).
 func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns []Turn) error {
 	btx, err := store.Begin(ctx, o.cfg.DB, nil)
 	if err != nil {
@@ -175,7 +177,11 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 	if err != nil {
 		return err
 	}
-	if len(existing) > 0 {
+	skip, err := skipOverwritten(ctx, tx, obs, existing)
+	if err != nil {
+		return err
+	}
+	if len(existing) > 0 && !skip {
 		key := obs.MemoKey
 		*obs = existing[0]
 		obs.MemoKey = key
@@ -188,6 +194,11 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 		return forgetAnswer(ctx, btx, obs, err)
 	}
 	now := o.cfg.Now().UTC()
+	if skip {
+		if err := dropSkip(ctx, tx, existing[0], now); err != nil {
+			return err
+		}
+	}
 	obs.ID = ulid.Make().String()
 	obs.CreatedAt = now.Truncate(1e6)
 	if err := insert(ctx, tx, obs); err != nil {
@@ -303,6 +314,42 @@ func insert(ctx context.Context, tx store.Conn, obs *Observation) error {
 		string(sources), obs.Untrusted, obs.CreatedAt.UnixMilli(), fromTime, toTime)
 	if err != nil {
 		return fmt.Errorf("observe: store %s: %w", obs.Level, err)
+	}
+	return nil
+}
+
+// skipOverwritten reports whether existing, the live observations of
+// obs's range, is a skip of it (an empty row whose skip record is in the
+// journal: skipTurns) that obs, a model's answer over the range
+// (ObserveRange), replaces. Before, storeObservation kept the skip: the
+// answer was recorded and never stored, ObserveRange returned the empty
+// row, and Skips still listed the range (rev70).
+func skipOverwritten(ctx context.Context, tx store.Conn, obs *Observation, existing []Observation) (bool, error) {
+	key := skipKey(obs.ThreadID, obs.FromSeq, obs.ToSeq)
+	if len(existing) == 0 || obs.MemoKey == key || existing[0].Content != "" || existing[0].RetiredAt != nil {
+		return false, nil
+	}
+	var one int
+	err := tx.QueryRowContext(ctx, `SELECT 1 FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, key).Scan(&one)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("observe: store observation: %w", err)
+	}
+	return true, nil
+}
+
+// dropSkip invalidates sk, the row of a skip an observation of its range
+// replaces (skipOverwritten), and deletes its skip record: the range is
+// observed, no longer skipped.
+func dropSkip(ctx context.Context, tx store.Conn, sk Observation, now time.Time) error {
+	if _, err := tx.ExecContext(ctx, `UPDATE observations SET invalidated_at = ? WHERE id = ?`, now.UnixMilli(), sk.ID); err != nil {
+		return fmt.Errorf("observe: replace skip %s: %w", sk.ID, err)
+	}
+	key := skipKey(sk.ThreadID, sk.FromSeq, sk.ToSeq)
+	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, key); err != nil {
+		return fmt.Errorf("observe: forget skip %s: %w", key, err)
 	}
 	return nil
 }
