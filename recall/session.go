@@ -2,6 +2,7 @@ package recall
 
 import (
 	"math"
+	"slices"
 )
 
 // The session-evidence rule (Tuning.SessionWeight), part of the hybrid
@@ -144,6 +145,10 @@ func sessionTopic(c Corpus, cands []candidate, fused []float64, hasQV bool, gamm
 	for _, c := range cos {
 		vals = append(vals, c)
 	}
+	// Summed in map order, the mean and sd changed in their last bits
+	// from one search to the next, and so every raised score (readme68
+	// F9; TestScoresRepeatable): sorted, the same search scores the same.
+	slices.Sort(vals)
 	mean, sd, n := finiteStats(vals)
 	if n < 2 || sd == 0 {
 		return
