@@ -55,6 +55,9 @@ type damage struct {
 	// replaced since, nil until then (replaced.go).
 	file     os.FileInfo
 	replaced atomic.Pointer[replacement]
+	// walFD is a descriptor that held the -wal at its path at the last
+	// look (walUnlinked), nil when none did.
+	walFD atomic.Pointer[heldWAL]
 	// recorded: note wrote the record (or tried to), once; not for
 	// SQLITE_NOTADB, which every open of the file meets anyway.
 	recorded atomic.Bool

@@ -115,7 +115,7 @@ func (d *damage) readFile() {
 		what = append(what, filepath.Base(d.path))
 		sentinel = ErrDatabaseReplaced
 	}
-	if heldUnlinked(d.path + "-wal") {
+	if d.walUnlinked() {
 		what = append(what, filepath.Base(d.path)+"-wal")
 	}
 	if len(what) == 0 {
@@ -124,25 +124,78 @@ func (d *damage) readFile() {
 	d.replaced.CompareAndSwap(nil, &replacement{what: strings.Join(what, " and "), sentinel: sentinel})
 }
 
+// walUnlinked reports whether this process holds open the -wal that was
+// at d's path and has been removed from it (renamed over or deleted). It
+// looks first at the descriptor the last look found holding the -wal at
+// its path (d.walFD, heldWAL.at): two stats where heldUnlinked reads the
+// link of every descriptor the process has open (250–400 ms a look with
+// 10,000 open, each engine every DamageMarkRecheck; BENCHMARKS.md); only
+// when that descriptor no longer holds the file at the path does it read
+// them all, and remembers what it found.
+func (d *damage) walUnlinked() bool {
+	path := d.path + "-wal"
+	if h := d.walFD.Load(); h != nil && h.at(path) {
+		return false
+	}
+	unlinked, h := heldUnlinked(path)
+	d.walFD.Store(h)
+	return unlinked
+}
+
+// heldWAL is a descriptor of this process that held the -wal at its
+// path when heldUnlinked read it: its number and the file it held.
+type heldWAL struct {
+	fd   string // its name under /proc/self/fd
+	file os.FileInfo
+}
+
+// at reports whether h's descriptor still holds the file it held and that
+// file is still at path. Then no other descriptor of the process holds a
+// -wal removed from path: one opened before h was read would have been
+// found by that read (heldUnlinked), and one opened since opened the file
+// at path, h's. False (read them all) when the descriptor was closed or
+// now holds another file, or path names another file or none.
+func (h *heldWAL) at(path string) bool {
+	held, err := os.Stat(filepath.Join(procFD, h.fd)) // the open file, removed or not
+	if err != nil || !os.SameFile(held, h.file) {
+		return false
+	}
+	fi, err := os.Stat(path)
+	return err == nil && os.SameFile(fi, held)
+}
+
+// procFD lists Linux's open descriptors of this process, each a link to
+// what it holds.
+const procFD = "/proc/self/fd"
+
 // heldUnlinked reports whether this process holds open a file that was
 // at path and has been removed from it (renamed over or deleted): Linux's
 // /proc/self/fd names it "path (deleted)", path with its symbolic links
 // resolved (the kernel's name of it: a data directory given through a
-// link, --dir /data/mnemo with /data a link, was never found so, rev68).
-// False where /proc/self/fd cannot be read (not Linux).
-func heldUnlinked(path string) bool {
-	const dir = "/proc/self/fd"
-	ents, err := os.ReadDir(dir)
+// link, --dir /data/mnemo with /data a link, was never found so, rev68);
+// and a descriptor that holds the file at path, nil when none does.
+// False and nil where /proc/self/fd cannot be read (not Linux: there a
+// removed -wal is not noticed, only a replaced database file, os.SameFile).
+func heldUnlinked(path string) (bool, *heldWAL) {
+	ents, err := os.ReadDir(procFD)
 	if err != nil {
-		return false
+		return false, nil
 	}
 	if real, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
 		path = filepath.Join(real, filepath.Base(path))
 	}
+	var live *heldWAL
 	for _, ent := range ents {
-		if to, err := os.Readlink(filepath.Join(dir, ent.Name())); err == nil && to == path+" (deleted)" {
-			return true
+		to, err := os.Readlink(filepath.Join(procFD, ent.Name()))
+		switch {
+		case err != nil:
+		case to == path+" (deleted)":
+			return true, nil
+		case to == path && live == nil:
+			if fi, err := os.Stat(filepath.Join(procFD, ent.Name())); err == nil {
+				live = &heldWAL{fd: ent.Name(), file: fi}
+			}
 		}
 	}
-	return false
+	return false, live
 }
