@@ -85,78 +85,101 @@ func (w *writer) locomo(r io.Reader) error {
 	return eachRecord(w, r, "LoCoMo", w.locomoSample)
 }
 
+// locomoSample appends sample i's sessions, each a thread
+// (locomoSession), once its id and speakers are there.
 func (w *writer) locomoSample(i int, s *LoCoMoSample) error {
 	at := fmt.Sprintf("[%d]", i)
 	if s.SampleID == "" {
 		return w.problem(at+".sample_id", fmt.Errorf("missing"))
 	}
-	var a, b string
-	_ = json.Unmarshal(s.Conversation["speaker_a"], &a)
-	_ = json.Unmarshal(s.Conversation["speaker_b"], &b)
-	if a == "" || b == "" {
+	var sp locomoSpeakers
+	_ = json.Unmarshal(s.Conversation["speaker_a"], &sp.a)
+	_ = json.Unmarshal(s.Conversation["speaker_b"], &sp.b)
+	if sp.a == "" || sp.b == "" {
 		return w.problem(at+".conversation", fmt.Errorf("speaker_a and speaker_b are required"))
 	}
 	for _, n := range LoCoMoSessions(s.Conversation) {
-		key := fmt.Sprintf("session_%d", n)
-		where := at + ".conversation." + key
-		var turns []LoCoMoTurn
-		if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
-			if perr := w.problem(where, err); perr != nil {
-				return perr
-			}
-			continue
-		}
-		var date string
-		_ = json.Unmarshal(s.Conversation[key+"_date_time"], &date)
-		start, err := time.Parse(LoCoMoDateLayout, strings.TrimSpace(date))
-		if err != nil {
-			if perr := w.problem(where+"_date_time", fmt.Errorf("date %q: %w", date, err)); perr != nil {
-				return perr
-			}
-			continue
-		}
-		req := engine.AppendRequest{
-			ThreadID:   LoCoMoThreadID(s.SampleID, n),
-			ResourceID: s.SampleID,
-			Title:      fmt.Sprintf("%s & %s, session %d (%s)", a, b, n, start.Format("2 Jan 2006")),
-		}
-		var wheres []string
-		for j, t := range turns {
-			tw := fmt.Sprintf("%s[%d]", where, j)
-			role := engine.RoleUser
-			switch t.Speaker {
-			case a:
-			case b:
-				role = engine.RoleAssistant
-			default:
-				if perr := w.problem(tw, fmt.Errorf("speaker %q is neither %q nor %q", t.Speaker, a, b)); perr != nil {
-					return perr
-				}
-				continue
-			}
-			if t.DiaID == "" {
-				if perr := w.problem(tw, fmt.Errorf("dia_id is missing")); perr != nil {
-					return perr
-				}
-				continue
-			}
-			content := t.Text
-			if c := strings.TrimSpace(t.BlipCaption); c != "" {
-				content = strings.TrimSpace(content + " [image: " + c + "]")
-			}
-			req.Messages = append(req.Messages, engine.Message{
-				ID:        LoCoMoMessageID(s.SampleID, t.DiaID),
-				Role:      role,
-				Name:      t.Speaker,
-				Content:   content,
-				Metadata:  map[string]any{"dia_id": t.DiaID, "speaker": t.Speaker, "session": n},
-				CreatedAt: start.Add(time.Duration(j) * time.Second),
-			})
-			wheres = append(wheres, tw)
-		}
-		if err := w.appendBatch(req, wheres, nil); err != nil {
+		if err := w.locomoSession(at, s, sp, n); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// locomoSpeakers are a conversation's speaker_a and speaker_b.
+type locomoSpeakers struct{ a, b string }
+
+// locomoSession appends session n of s (at: where s is in the file) as
+// one thread of its turns (locomoTurn). A session whose turns or date do
+// not read is a problem (w.problem): skipped, or the import's end with
+// --strict.
+func (w *writer) locomoSession(at string, s *LoCoMoSample, sp locomoSpeakers, n int) error {
+	key := fmt.Sprintf("session_%d", n)
+	where := at + ".conversation." + key
+	var turns []LoCoMoTurn
+	if err := json.Unmarshal(s.Conversation[key], &turns); err != nil {
+		return w.problem(where, err)
+	}
+	var date string
+	_ = json.Unmarshal(s.Conversation[key+"_date_time"], &date)
+	start, err := time.Parse(LoCoMoDateLayout, strings.TrimSpace(date))
+	if err != nil {
+		return w.problem(where+"_date_time", fmt.Errorf("date %q: %w", date, err))
+	}
+	req := engine.AppendRequest{
+		ThreadID:   LoCoMoThreadID(s.SampleID, n),
+		ResourceID: s.SampleID,
+		Title:      fmt.Sprintf("%s & %s, session %d (%s)", sp.a, sp.b, n, start.Format("2 Jan 2006")),
+	}
+	var wheres []string
+	for j, t := range turns {
+		tw := fmt.Sprintf("%s[%d]", where, j)
+		role, ok, err := w.locomoRole(tw, t, sp)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		req.Messages = append(req.Messages, locomoMessage(s.SampleID, n, t, role, start.Add(time.Duration(j)*time.Second)))
+		wheres = append(wheres, tw)
+	}
+	return w.appendBatch(req, wheres, nil)
+}
+
+// locomoRole returns the role of turn t (tw: where it is in the file):
+// speaker_a's is the user's, speaker_b's the assistant's. A turn of
+// another speaker or without a dia_id is a problem (w.problem): false,
+// and the problem's error with --strict.
+func (w *writer) locomoRole(tw string, t LoCoMoTurn, sp locomoSpeakers) (string, bool, error) {
+	role := engine.RoleUser
+	switch t.Speaker {
+	case sp.a:
+	case sp.b:
+		role = engine.RoleAssistant
+	default:
+		return "", false, w.problem(tw, fmt.Errorf("speaker %q is neither %q nor %q", t.Speaker, sp.a, sp.b))
+	}
+	if t.DiaID == "" {
+		return "", false, w.problem(tw, fmt.Errorf("dia_id is missing"))
+	}
+	return role, true, nil
+}
+
+// locomoMessage is turn t of sample sampleID's session as a message
+// created at: its image caption appended as "[image: …]", its dia_id,
+// speaker and session in metadata.
+func locomoMessage(sampleID string, session int, t LoCoMoTurn, role string, at time.Time) engine.Message {
+	content := t.Text
+	if c := strings.TrimSpace(t.BlipCaption); c != "" {
+		content = strings.TrimSpace(content + " [image: " + c + "]")
+	}
+	return engine.Message{
+		ID:        LoCoMoMessageID(sampleID, t.DiaID),
+		Role:      role,
+		Name:      t.Speaker,
+		Content:   content,
+		Metadata:  map[string]any{"dia_id": t.DiaID, "speaker": t.Speaker, "session": session},
+		CreatedAt: at,
+	}
 }
