@@ -126,7 +126,7 @@ type checkResult struct {
 }
 
 // check runs the checks of the data directory or database: the file's
-// (checkFile) before the engine opens it, then the engine's (CheckWith)
+// (checkFile) before the engine opens it, then the engine's (checkEngine)
 // with the damage the engine found and repaired while opening. An error
 // is one that kept the check from running, not a finding.
 func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, error) {
@@ -156,19 +156,43 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	}
 	defer watch.Stop()
 	defer e.CloseContext(ctx)
+	if err := c.checkEngine(ctx, e, watch, engine.CheckOptions{Full: full, Prechecked: prechecked}, res); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// checkEngine runs the engine's checks on e, opened with watch: the
+// stored working-memory configuration, the messages queued for the
+// indexes indexed, then CheckWith (compared), and fills res with what
+// they found and what surrounds it (checkAfter).
+func (c *CheckCommand) checkEngine(ctx context.Context, e *engine.Engine, watch *outboxWatch, opt engine.CheckOptions, res *checkResult) error {
 	res.working = storedWorkingDamage(e)
 	c.reach(stageQueued, "queued")
 	if err := c.indexQueued(ctx, e, watch); err != nil {
-		return nil, err
+		return err
 	}
 	c.reach(stageCompare, "compare")
-	err = e.CheckWith(ctx, engine.CheckOptions{Full: full, Prechecked: prechecked})
+	ce, rebuilt, err := compared(ctx, e, watch, opt)
+	if err != nil {
+		return err
+	}
+	res.found, res.rebuilt = ce, rebuilt
+	return c.checkAfter(ctx, e, res)
+}
+
+// compared runs e's CheckWith and stops watch: its findings, with the
+// damage the engine found and repaired on its own before them
+// (checkEvents), nil when there was none, and what the engine rebuilt.
+// An error is one that kept the check from running.
+func compared(ctx context.Context, e *engine.Engine, watch *outboxWatch, opt engine.CheckOptions) (*engine.CheckError, []string, error) {
+	err := e.CheckWith(ctx, opt)
 	watch.Stop()
+	var ce *engine.CheckError
 	if err != nil && !errors.As(err, &ce) {
-		return nil, err
+		return nil, nil, err
 	}
 	found, rebuilt := checkEvents(watch.Events, ce)
-	res.rebuilt = rebuilt
 	if len(found.Problems) > 0 {
 		if ce == nil {
 			ce = found
@@ -177,7 +201,15 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 			ce.Rebuilt = cmp.Or(ce.Rebuilt, found.Rebuilt)
 		}
 	}
-	res.found = ce
+	return ce, rebuilt, nil
+}
+
+// checkAfter fills res, whose findings (res.found) are in, with what
+// the check says beside them: the embedder that could not embed, the
+// damaged copies kept, the record of damage, the lost messages and,
+// without findings, the ids outside the id rule (dotIDs, reservedIDs).
+func (c *CheckCommand) checkAfter(ctx context.Context, e *engine.Engine, res *checkResult) error {
+	ce := res.found
 	res.embedder = notInstalled(ctx, e, ce)
 	if c.DB == "" { // again: the open may have kept a damaged write-ahead log
 		res.kept = engine.KeptDamaged(c.Dir)
@@ -188,20 +220,19 @@ func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, erro
 	case err == nil:
 		res.lost, res.lostRead = lost, true
 	case ce == nil:
-		return nil, err
+		return err
 	}
 	// With findings, losses that could not be read (a damaged database)
 	// are left unread: the findings are the answer.
-	if ce == nil {
-		c.reach(stageIDs, "ids")
-		if res.dotIDs, err = dotIDs(ctx, e); err != nil {
-			return nil, err
-		}
-		if res.reservedIDs, err = reservedIDs(ctx, e); err != nil {
-			return nil, err
-		}
+	if ce != nil {
+		return nil
 	}
-	return res, nil
+	c.reach(stageIDs, "ids")
+	if res.dotIDs, err = dotIDs(ctx, e); err != nil {
+		return err
+	}
+	res.reservedIDs, err = reservedIDs(ctx, e)
+	return err
 }
 
 // failed reports whether the check found anything: in the store, or the
