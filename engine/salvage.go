@@ -279,13 +279,11 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 		return false, nil
 	}
 	if len(rep.Findings) > 0 { // a sound file is read as SQLite reads it
-		note, err := salvage.FixPageCount(src)
+		notes, err := salvage.FixHeader(src)
 		if err != nil {
 			return false, fmt.Errorf("engine: %w", err)
 		}
-		if note != "" {
-			rep.Findings = append(rep.Findings, note)
-		}
+		rep.Findings = append(rep.Findings, notes...)
 	}
 	dst := filepath.Join(staging, DatabaseFile)
 	res, err := salvage.Copy(ctx, src, dst, rep.SalvagedAt)

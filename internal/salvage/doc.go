@@ -24,7 +24,8 @@
 // # Invariants
 //
 //   - The source is only read (query_only); the caller hands it a copy.
-//     FixPageCount alone writes it: four bytes of its header (header.go).
+//     FixHeader alone writes it: the fields of page 1 that the rest of
+//     the file tells or that are fixed text (header.go).
 //   - No erased row comes back: a leaf page is read only by the cells
 //     its header lists, never a page on the freelist, and pages no
 //     b-tree reaches only when the freelist reads whole (pages.go).
