@@ -207,6 +207,7 @@ func (e *Engine) prepare(i int, m Message, now time.Time) (row, error) {
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now
 	}
+	m.Malformed = nil // a read's, never stored
 	if err := checkNotFuture(i, &m, now); err != nil {
 		return row{}, err
 	}

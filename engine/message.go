@@ -35,13 +35,17 @@ type Message struct {
 	// Content is the text: valid UTF-8 without NUL, at most Limits.MaxContentBytes (else a *ValidationError).
 	Content    string         `json:"content"`
 	Name       string         `json:"name,omitempty"`       // speaker or tool name: at most 256 bytes, no control characters, line separators or bidirectional controls
-	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only; a stored value that is not a JSON array of calls (written outside mnemo) reads as none
+	ToolCalls  []ToolCall     `json:"toolCalls,omitempty"`  // assistant messages only; read from a stored value that is not a JSON array of calls (written outside mnemo), the calls message_calls indexes in it (Malformed)
 	ToolCallID string         `json:"toolCallId,omitempty"` // tool messages only: the call answered
 	Metadata   map[string]any `json:"metadata,omitempty"`   // a JSON object, filterable by recall; read back, its numbers are json.Number, digit for digit as stored
 	// CreatedAt is when the message was written (see the type's doc for its bounds).
 	CreatedAt time.Time `json:"createdAt"`
 	Tokens    int       `json:"tokens"`              // estimate: about 4 bytes a token
 	Truncated bool      `json:"truncated,omitempty"` // Content is a bounded summary; the full text is stored by reference
+	// Malformed, set by reads only, holds the stored text of tool_calls or
+	// metadata that does not read as their types (written outside mnemo);
+	// nil for every message mnemo wrote. Append ignores it.
+	Malformed *Malformed `json:"malformed,omitempty"`
 }
 
 // ToolCall is one function call requested by an assistant message.

@@ -132,39 +132,34 @@ func (e *Engine) ReservedIDs(ctx context.Context) (threads, resources []string, 
 }
 
 // messageFromRow decodes a stored row into a Message: the one place the
-// engine turns the tool_calls and metadata columns into its types.
+// engine turns the tool_calls and metadata columns into its types. A
+// column that does not read as its type (written outside mnemo) fails no
+// read: the message carries its stored text in Malformed. The error is
+// always nil.
 func messageFromRow(r msgstore.Message) (Message, error) {
 	m := Message{ID: r.ID, ThreadID: r.ThreadID, ResourceID: r.ResourceID, Seq: r.Seq, Role: r.Role, Content: r.Content,
 		Name: r.Name, ToolCallID: r.ToolCallID, CreatedAt: r.CreatedAt, Tokens: r.Tokens, Truncated: r.Truncated}
 	// Decoded into locals, not m's fields: taking m's field addresses for
 	// json.Unmarshal moved every m to the heap (issue 14's allocations).
+	var bad Malformed
 	if r.ToolCalls != "" {
-		m.ToolCalls = decodeToolCalls(r.ToolCalls)
+		calls, whole := decodeToolCalls(r.ToolCalls)
+		m.ToolCalls = calls
+		if !whole {
+			bad.ToolCalls = r.ToolCalls
+		}
 	}
 	if r.Metadata != "" && r.Metadata != "{}" {
 		md, err := decodeMetadata([]byte(r.Metadata))
 		m.Metadata = md
 		if err != nil {
-			return m, fmt.Errorf("decode metadata of %s: %w", m.ID, err)
+			bad.Metadata = r.Metadata
 		}
 	}
-	return m, nil
-}
-
-// decodeToolCalls decodes a stored tool_calls column. One that does not
-// decode as a JSON array of calls (a row written outside mnemo, an import
-// by SQL or a hand-made fix; or a value damaged on disk) is read as no
-// call, as message_calls' triggers and msgstore's lookups read it, so that
-// it fails no read of its thread (a context, a page, an export, a search,
-// a replay, the observer, a reindex): reading it was an error naming the
-// message, which no read of the thread got past. mnemo check --full still
-// names it as garbled (msgstore.Garbled).
-func decodeToolCalls(stored string) []ToolCall {
-	var calls []ToolCall
-	if json.Unmarshal([]byte(stored), &calls) != nil {
-		return nil
+	if bad != (Malformed{}) {
+		m.Malformed = &bad
 	}
-	return calls
+	return m, nil
 }
 
 // decodeMetadata decodes a stored metadata object with its numbers as

@@ -112,12 +112,12 @@ func (e *Engine) SearchPreviews(ctx context.Context, req SearchRequest) (*Previe
 // prefixPreview is Preview of the message p is the start of: its tool
 // calls when it has any, else its content. A text cut by the read ends in
 // "…" (cutLine). Tool calls that are whole but not a JSON array of calls
-// are none, as reading the message takes them (decodeToolCalls).
+// are the calls reading the message gives (decodeToolCalls).
 func prefixPreview(p msgstore.Prefix) string {
 	if p.ToolCalls != "" && p.ToolCallsCut {
 		return cutLine(cutCallsText(p.ToolCalls), journal.PreviewChars)
 	}
-	if calls := decodeToolCalls(p.ToolCalls); len(calls) > 0 {
+	if calls, _ := decodeToolCalls(p.ToolCalls); len(calls) > 0 {
 		return oneLine(callsText(calls), journal.PreviewChars)
 	}
 	if p.ContentCut {

@@ -1,0 +1,82 @@
+package engine
+
+import "encoding/json"
+
+// Malformed holds, as stored, the columns of a message that do not read
+// as their types: a row written outside mnemo (an import by SQL, a
+// hand-made fix) or a value damaged on disk. Reads never fail on them
+// (every message mnemo writes reads whole, and its Malformed is nil);
+// mnemo check --full names a column that is not JSON at all as garbled.
+type Malformed struct {
+	// ToolCalls is the stored tool_calls when it is not a JSON array of
+	// calls each an object with a string "id" and "name", neither empty:
+	// not JSON, another JSON value, an element of another shape. Message.ToolCalls then holds the elements that are objects
+	// with a string "id", as message_calls indexes them (the calls a tool
+	// message may answer), each with its "name" when a string and its
+	// "arguments" as stored; "" when the column read whole.
+	ToolCalls string `json:"toolCalls,omitempty"`
+	// Metadata is the stored metadata when it is not a JSON object (not
+	// JSON, an array, a string…); Message.Metadata is nil then. "" when
+	// it read whole.
+	Metadata string `json:"metadata,omitempty"`
+}
+
+// decodeToolCalls decodes a stored tool_calls column into the calls that
+// message_calls' triggers index (SQLite's and Postgres's): the elements of
+// a JSON array that are objects with a string "id". whole is false when
+// the column is anything else than an array of such objects with a
+// string "name", neither empty (as Append writes them; JSON null is no
+// call): not JSON or not an array (no call), an element of another shape
+// (left out), a name missing or of another type (read as ""). It
+// fails no read of its thread (a context, a page, an export, a search, a
+// replay, the observer, a reindex): a column json.Unmarshal refused was
+// an error naming the message, which no read of the thread got past, and
+// [{"id":7}] read as no call while message_calls held the well-formed
+// elements of a mixed array.
+func decodeToolCalls(stored string) (calls []ToolCall, whole bool) {
+	if json.Unmarshal([]byte(stored), &calls) == nil && named(calls) {
+		return calls, true // what Append writes: one decoding
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal([]byte(stored), &elems) != nil {
+		return nil, false
+	}
+	calls = make([]ToolCall, 0, len(elems))
+	for _, el := range elems {
+		if c, ok := looseCall(el); ok {
+			calls = append(calls, c)
+		}
+	}
+	return calls, false
+}
+
+// named reports whether every call has an id and a name: a strict
+// decoding gives a JSON null element, or an object without "id", as a
+// call with none, which message_calls does not index.
+func named(calls []ToolCall) bool {
+	for _, c := range calls {
+		if c.ID == "" || c.Name == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// looseCall reads one element of a stored tool_calls array as
+// message_calls' triggers do: a call when it is an object whose "id" is a
+// string (its "name" when a string, its "arguments" as stored).
+func looseCall(el json.RawMessage) (ToolCall, bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(el, &obj) != nil || obj == nil {
+		return ToolCall{}, false
+	}
+	var c ToolCall
+	if json.Unmarshal(obj["id"], &c.ID) != nil || len(obj["id"]) == 0 || obj["id"][0] != '"' {
+		return ToolCall{}, false
+	}
+	if n, ok := obj["name"]; ok && len(n) > 0 && n[0] == '"' {
+		_ = json.Unmarshal(n, &c.Name)
+	}
+	c.Arguments = obj["arguments"]
+	return c, true
+}
