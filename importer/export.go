@@ -48,6 +48,12 @@ type ExportOptions struct {
 	// (exportnul.go), as it writes the line; ExportReport.NULReplaced
 	// counts them either way.
 	OnNUL func(NULReplaced)
+	// OnMalformed, when set, is called for each stored tool_calls or
+	// metadata that does not read as its type (engine.Message.Malformed:
+	// a row written outside mnemo) and that Export wrote as text
+	// (exportmalformed.go), as it writes the line;
+	// ExportReport.Malformed counts them either way.
+	OnMalformed func(MalformedWritten)
 }
 
 // ExportReport counts what Export wrote.
@@ -67,6 +73,9 @@ type ExportReport struct {
 	// NULReplaced counts the values written with their NUL characters
 	// (U+0000) as U+FFFD (ExportOptions.OnNUL names each).
 	NULReplaced int `json:"nulReplaced,omitempty"`
+	// Malformed counts the stored values not of their types written as
+	// text (ExportOptions.OnMalformed names each).
+	Malformed int `json:"malformed,omitempty"`
 }
 
 // exportRecord is the JSONL record Export writes for a message: the
@@ -120,7 +129,9 @@ type exportCall struct {
 // working-memory history, observations, runs and memctx records are not
 // written (docs/cli.md, mnemo export). A NUL character (U+0000) a build
 // before walk53 stored, which no store accepts now, is written as U+FFFD
-// and the value named to opt.OnNUL (exportnul.go).
+// and the value named to opt.OnNUL (exportnul.go); tool calls or metadata
+// a row written outside mnemo holds not of their types are written as
+// text and named to opt.OnMalformed (exportmalformed.go).
 //
 // It reads a page of threads (engine.ThreadsPage, keyset pages) and a page
 // of messages at a time, never the whole store, and honours ctx between
@@ -135,7 +146,7 @@ type exportCall struct {
 // can have or a PageSize out of range), with the report of what was
 // written before.
 func Export(ctx context.Context, src Source, w io.Writer, opt ExportOptions) (*ExportReport, error) {
-	x := &exporter{ctx: ctx, src: src, rep: &ExportReport{}, page: opt.PageSize, onNUL: opt.OnNUL}
+	x := &exporter{ctx: ctx, src: src, rep: &ExportReport{}, page: opt.PageSize, onNUL: opt.OnNUL, onMalformed: opt.OnMalformed}
 	if x.page == 0 {
 		x.page = engine.MaxPageLimit
 	}
@@ -158,7 +169,9 @@ type exporter struct {
 	page int
 	// onNUL is ExportOptions.OnNUL (nil: none).
 	onNUL func(NULReplaced)
-	last  string // the resource of the last thread or state written (the order groups threads by resource)
+	// onMalformed is ExportOptions.OnMalformed (nil: none).
+	onMalformed func(MalformedWritten)
+	last        string // the resource of the last thread or state written (the order groups threads by resource)
 	// threadFrom is x.rep.Messages when the thread being written began.
 	threadFrom int
 	// seen holds the resources whose state was looked for after their
@@ -358,6 +371,7 @@ func (x *exporter) message(t engine.Thread, title string, m engine.Message) erro
 	if x.rep.Messages == x.threadFrom {
 		rec.IdleTTL = idleTTLText(t.IdleTTL) // on the thread's first line
 	}
+	writeMalformed(&rec, m, x.malformed)
 	scrubNUL(&rec, m.Seq, x.nulReplaced)
 	if err := x.enc.Encode(rec); err != nil {
 		return fmt.Errorf("importer: export message %s: %w", m.ID, err)
@@ -371,6 +385,14 @@ func (x *exporter) nulReplaced(r NULReplaced) {
 	x.rep.NULReplaced++
 	if x.onNUL != nil {
 		x.onNUL(r)
+	}
+}
+
+// malformed counts w and passes it to ExportOptions.OnMalformed.
+func (x *exporter) malformed(w MalformedWritten) {
+	x.rep.Malformed++
+	if x.onMalformed != nil {
+		x.onMalformed(w)
 	}
 }
 

@@ -66,6 +66,9 @@ func (c *ExportCommand) Run(ctx context.Context, args []string) error {
 		// A NUL an older build stored: neither store accepts it now, so
 		// the line would not move (importer's exportnul.go).
 		fmt.Fprintf(c.Stderr, "mnemo export: %s, which no store accepts now: written as U+FFFD\n", termSafeText(r.String()))
+	}, OnMalformed: func(w importer.MalformedWritten) {
+		// A row written outside mnemo (importer's exportmalformed.go).
+		fmt.Fprintf(c.Stderr, "mnemo export: %s\n", termSafeText(w.String()))
 	}}
 	if file == "-" {
 		rep, err := importer.Export(ctx, e, c.Stdout, opt)
@@ -126,7 +129,8 @@ func exportDest(file string) string {
 // exportSummary is the counts of rep in words: "2 resources, 3 threads,
 // 120 messages" and, when there are some, ", 2 working-memory states",
 // ", 1 dispatch", "; 3 stored values with NUL characters written with
-// U+FFFD in their place (named above)".
+// U+FFFD in their place (named above)", "; 1 malformed stored value (written
+// outside mnemo) written as text (named above)".
 func exportSummary(rep *importer.ExportReport) string {
 	s := fmt.Sprintf("%s, %s, %s", count(rep.Resources, "resource"), count(rep.Threads, "thread"), count(rep.Messages, "message"))
 	if rep.WorkingMemory > 0 {
@@ -137,6 +141,9 @@ func exportSummary(rep *importer.ExportReport) string {
 	}
 	if rep.NULReplaced > 0 {
 		s += "; " + count(rep.NULReplaced, "stored value") + " with NUL characters written with U+FFFD in their place (named above)"
+	}
+	if rep.Malformed > 0 {
+		s += "; " + count(rep.Malformed, "malformed stored value") + " (written outside mnemo) written as text (named above)"
 	}
 	return s
 }
