@@ -48,6 +48,14 @@ func redactorInputs() []struct{ name, text string } {
 			"$ openssl dgst -sha256 -hmac s3cr3tkey file.txt\n$ cat key.ppk\nPuTTY-User-Key-File-3: ssh-ed25519\n" +
 			"Encryption: none\nComment: eddsa-key\nPublic-Lines: 1\nAAAAC3NzaC1lZDI1NTE5AAAAIBHkL\n" +
 			"Private-Lines: 1\nAAAAIBm3wYl9M0k4y3Tc7bqKkTq0zS7\nPrivate-MAC: 3a1c0e2f4b6d8a9c\n"},
+		// red70: curl's cookie data, document.cookie, a cookie map,
+		// openssl kdf over a continued line, a quoted key file.
+		{"transcript-red70", "$ curl -b 'sessionid=abc123def456' --cookie \"theme=dark; sid=Xy9aB3kLmN0pQ\" https://x.io\n" +
+			"document.cookie = \"sid=abc123def456; path=/\";\ncookies = {\n    'sessionid': 'abc123def456',\n    'lang': 'en',\n}\n" +
+			"r = requests.get(url, cookies=cookies)\ncookie: chocolate=chip and milk\n" +
+			"$ openssl kdf -keylen 32 -kdfopt digest:SHA256 \\\n    -kdfopt pass:hunter2pw -kdfopt salt:NaCl PBKDF2\n" +
+			"$ docker login -u bob -pretty ghcr.io\n> Private-Lines: 1\n> AAAAIBm3wYl9M0k4y3Tc7bqKkTq0zS7\n> Private-MAC: 3a1c0e2f\n" +
+			"## Password: how to choose one that is strong\n"},
 	}
 	var out []struct{ name, text string }
 	var mixed strings.Builder

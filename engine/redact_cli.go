@@ -74,16 +74,23 @@ var cliShort = regexp.MustCompile(`(?P<keep>\b(?i:(?:docker|podman|nerdctl|build
 	`|(?P<keep>\bsqlcmd\b[^\r\n|;&]*?[ \t]-P[ \t]+)` + cliValueForm)
 
 // opensslCommand is cli-openssl-key's pattern: an openssl command, to a
-// line break or a shell operator (|, ;, &) outside quotes.
-var opensslCommand = regexp.MustCompile(`\bopenssl\b(?:[^\r\n|;&'"]|'[^'\r\n]*'|"[^"\r\n]*"|['"])*`)
+// line break or a shell operator (|, ;, &) outside quotes; a line break
+// after a backslash continues the command (openssl kdf … \ then
+// -kdfopt key:X on the next line, as openssl-kdf(1)'s examples write
+// it: red70).
+var opensslCommand = regexp.MustCompile(`\bopenssl\b(?:\\\r?\n|[^\r\n|;&'"]|'[^'\r\n]*'|"[^"\r\n]*"|['"])*`)
 
 // opensslKey is an option of an openssl command that takes a secret, and
 // its value (cliValueForm): -k (enc's password; -kfile names a file), -K
 // (enc's raw key in hex; -iv, the IV, is no secret and stays), -hmac
-// (dgst's HMAC key) and -macopt key: or hexkey: (the key of -mac HMAC;
-// openssl-mac(1)). red67 added the last three; until red68, only the
-// first of them on a command was found (openssl enc -k X … -K Y kept Y).
-var opensslKey = regexp.MustCompile(`(?P<keep>[ \t](?:-[kK][ \t]+|-hmac[ \t]+|-macopt[ \t]+(?:hex)?key:))` + cliValueForm)
+// (dgst's HMAC key), -macopt key: or hexkey: (the key of -mac HMAC;
+// openssl-mac(1)), and -kdfopt and -pkeyopt key:, pass:, secret: and
+// their hex forms (the secret, password or key a KDF derives from;
+// openssl-kdf(1), openssl-pkeyutl(1) -kdf; salt:, info:, digest: stay).
+// red67 added -hmac and -macopt; until red68, only the first of them on
+// a command was found (openssl enc -k X … -K Y kept Y); -kdfopt and
+// -pkeyopt until red70.
+var opensslKey = regexp.MustCompile(`(?P<keep>[ \t](?:-[kK][ \t]+|-hmac[ \t]+|-(?:mac|kdf|pkey)opt[ \t]+(?:hex)?(?:key|pass|secret):))` + cliValueForm)
 
 // opensslKeys is cli-openssl-key's rewrite: each value of an opensslKey
 // option in cmd, an openssl command, that is a secret as cliShortValue
@@ -207,15 +214,32 @@ func passwordSource(flag, val string) bool {
 // of cliShort takes a password, so a word of lowercase letters is one too
 // (sshpass -p hunter), unless it is prose (lowercasePassword).
 func cliShortValue(re *regexp.Regexp) func(s string, m []int) bool {
-	gap, v := re.SubexpIndex("gap"), re.SubexpIndex("v")
+	gap, v, keep := re.SubexpIndex("gap"), re.SubexpIndex("v"), re.SubexpIndex("keep")
 	return func(s string, m []int) bool {
 		val := firstGroup(s, m, re, v)
 		if portMapping.MatchString(val) || m[2*gap] >= 0 && mysqlDatabase(val) {
 			return false
 		}
+		if strings.HasSuffix(firstGroup(s, m, re, keep), "-p") && pFlags[val] {
+			return false // -pretty: a flag, not -p and "retty"
+		}
 		return quotedOrBareSecret(val) || lowercasePassword(val)
 	}
 }
+
+// pFlags are the rest of single-dash flags that start with p (-pretty,
+// -print, -password-stdin), as a writer puts them on a login's line: read
+// glued to -p, the rest is no password (red70: docker login … -pretty
+// was stored -p[REDACTED]). The price: a password glued to -p that
+// spells one of them (-pretty) is kept.
+var pFlags = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`retty rint lain assword assword-stdin asswd ort roxy rofile roject
+		rompt rogress ush ull latform urge ublic`) {
+		m[w] = true
+	}
+	return m
+}()
 
 // firstGroup is the text of the first group of re named as group i that
 // took part in the match m of s ("" when none did): the rules' patterns
@@ -275,8 +299,12 @@ func flagEndsIn(flag string, ends []string) bool {
 }
 
 // passwordFlagEnds end a flag that names a password: its last word is
-// password, passwd or passphrase, or it ends in pass (-storepass).
-var passwordFlagEnds = []string{"password", "passwd", "passphrase", "pass"}
+// password, passwd or passphrase, or it ends in pass (-storepass); or a
+// flag whose value is a credential, --credentials (a word after it is a
+// password too: --credentials hunterpass, red70, stored in clear; after
+// --creds, skopeo's USERNAME[:PASSWORD], a word alone is the user's name,
+// and the password is asked for).
+var passwordFlagEnds = []string{"password", "passwd", "passphrase", "pass", "credentials"}
 
 // credsFlagEnds end a flag whose value is a user and a password
 // (skopeo's and podman's --creds USER:PASSWORD, --src-creds,

@@ -166,6 +166,24 @@ func TestRedactCommandLineKeys(t *testing.T) {
 		{"credentials", "podman login --credentials 'alice:S3cret!' quay.io", "podman login --credentials '" + m + "' quay.io"},
 		{"creds-example-kept", "skopeo copy --creds user:pass docker://a docker://b", "skopeo copy --creds user:pass docker://a docker://b"},
 		{"creds-prose-kept", "pass --credentials to the tool, or see the --creds flag", "pass --credentials to the tool, or see the --creds flag"},
+		// red70: openssl kdf's and pkeyutl's secrets, on one line or
+		// over a backslash's line breaks, and a word after --credentials
+		// were stored in clear.
+		{"openssl-kdfopt-pass", "openssl kdf -keylen 32 -kdfopt digest:SHA256 -kdfopt pass:hunter2pw -kdfopt salt:NaCl PBKDF2",
+			"openssl kdf -keylen 32 -kdfopt digest:SHA256 -kdfopt pass:" + m + " -kdfopt salt:NaCl PBKDF2"},
+		{"openssl-kdfopt-key", "openssl kdf -keylen 16 -kdfopt digest:SHA256 -kdfopt key:Sup3rKey -kdfopt info:label HKDF",
+			"openssl kdf -keylen 16 -kdfopt digest:SHA256 -kdfopt key:" + m + " -kdfopt info:label HKDF"},
+		{"openssl-kdfopt-hexkey-continued", "openssl kdf -keylen 16 -kdfopt digest:SHA2-256 \\\n    -kdfopt hexkey:b74a149a161545 -kdfopt hexinfo:348a37a2 \\\n    -kdfopt hexpass:0a0b0c0d SSKDF",
+			"openssl kdf -keylen 16 -kdfopt digest:SHA2-256 \\\n    -kdfopt hexkey:" + m + " -kdfopt hexinfo:348a37a2 \\\n    -kdfopt hexpass:" + m + " SSKDF"},
+		{"openssl-pkeyopt-hexkey", "openssl pkeyutl -kdf HKDF -kdflen 32 -pkeyopt md:SHA256 -pkeyopt hexkey:0a0b0c0d0e0f -pkeyopt hexsalt:0102",
+			"openssl pkeyutl -kdf HKDF -kdflen 32 -pkeyopt md:SHA256 -pkeyopt hexkey:" + m + " -pkeyopt hexsalt:0102"},
+		{"credentials-lowercase", "podman login --credentials hunterpass quay.io", "podman login --credentials " + m + " quay.io"},
+		{"openssl-kdfopt-reference-kept", "openssl kdf -keylen 16 -kdfopt key:\"$KEY\" -kdfopt salt:NaCl -kdfopt info:label HKDF",
+			"openssl kdf -keylen 16 -kdfopt key:\"$KEY\" -kdfopt salt:NaCl -kdfopt info:label HKDF"},
+		{"creds-user-kept", "skopeo copy --creds alice docker://a docker://b", "skopeo copy --creds alice docker://a docker://b"},
+		// red70: a flag starting with p glued to -p is no password.
+		{"login-pretty-kept", "docker login -u bob -pretty registry; docker login -password-stdin registry",
+			"docker login -u bob -pretty registry; docker login -password-stdin registry"},
 		{"later-command-kept", "docker login registry && docker run -p8080:80 nginx; docker login -u bob ghcr.io; docker run -p3306:3306 mysql",
 			"docker login registry && docker run -p8080:80 nginx; docker login -u bob ghcr.io; docker run -p3306:3306 mysql"},
 	})

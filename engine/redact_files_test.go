@@ -384,6 +384,14 @@ func TestRedactPuTTYKey(t *testing.T) {
 			`{"stdout":"` + strings.ReplaceAll(pub, "\n", `\n`) + `Private-Lines: 1\n` + m + `\nPrivate-MAC: ` + m + `\n","exit":0}`},
 		{"cut-short", "Private-Lines: 3\nAAABAQCXk1PdJ+Yk", "Private-Lines: 3\n" + m},
 		{"prose-after-kept", "Private-Lines: 1\nAAABAQCXk1PdJ+Yk\nThanks", "Private-Lines: 1\n" + m + "\nThanks"},
+		// red70: a key file quoted in a mail or in Markdown was stored
+		// whole; one-word lines after the header are prose.
+		{"ppk-quoted", "> " + strings.ReplaceAll(strings.TrimSuffix(puttyKey, "\n"), "\n", "\n> ") + "\n",
+			"> " + strings.ReplaceAll(strings.TrimSuffix(pub, "\n"), "\n", "\n> ") + "\n> Private-Lines: 1\n> " + m + "\n> Private-MAC: " + m + "\n"},
+		{"ppk-nested-quote", ">> Private-Lines: 1\n>> AAABAQCXk1PdJ+Yk\n>> Private-MAC: 0a1b2c3d4e\nthanks", ">> Private-Lines: 1\n>> " + m + "\n>> Private-MAC: " + m + "\nthanks"},
+		{"capitals-then-mac", "Private-Lines: 2\nAAAA\nAAAAIBm3wYl9M0k4\nPrivate-Hash: 0a1b2c3d4e", "Private-Lines: 2\n" + m + "\nPrivate-Hash: " + m},
+		{"word-then-mac", "Private-Lines: 1\nabcd\nPrivate-MAC: 0a1b2c3d4e", "Private-Lines: 1\n" + m + "\nPrivate-MAC: " + m},
+		{"words-after-kept", "Private-Lines: 3\nthanks\nbye\nok", "Private-Lines: 3\nthanks\nbye\nok"},
 		{"public-kept", pub, pub},
 		{"prose-kept", "the Private-Lines: header gives the count\nPrivate-Lines: 3 in the file format", "the Private-Lines: header gives the count\nPrivate-Lines: 3 in the file format"},
 	})

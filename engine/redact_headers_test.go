@@ -37,7 +37,8 @@ func TestRedactHeaderLists(t *testing.T) {
 // attributes and the text around stay; prose naming a cookie, a value of
 // 0-3 characters, a cleared cookie and an example's placeholder stay.
 // red67: every replaced row was stored in clear (but token=, a
-// credential name).
+// credential name); red70 added curl's -b and --cookie, document.cookie
+// and cookie maps (cookies={'sid': …}).
 func TestRedactCookies(t *testing.T) {
 	m := engine.RedactionMark
 	checkRedact(t, []redactCase{
@@ -61,6 +62,25 @@ func TestRedactCookies(t *testing.T) {
 		{"python-dict", `requests.get(url, headers={'Cookie': 'sessionid=abc123def456; theme=dark'})`, `requests.get(url, headers={'Cookie': 'sessionid=` + m + `; theme=` + m + `'})`},
 		{"js-object", `fetch(url, {headers: {Cookie: 'sessionid=abc123def456'}})`, `fetch(url, {headers: {Cookie: 'sessionid=` + m + `'}})`},
 		{"mixed-quotes", `{"Set-Cookie": 'sid=Xy9aB3kLmN0pQ; Path=/'}`, `{"Set-Cookie": 'sid=` + m + `; Path=/'}`},
+		// red70: curl's cookie data, a script's document.cookie and a
+		// cookie map were stored in clear.
+		{"curl-b", "curl -b 'sessionid=abc123def456ghi' https://x.io", "curl -b 'sessionid=" + m + "' https://x.io"},
+		{"curl-cookie-pairs", `curl --cookie "sid=Xy9aB3kLmN0pQ; theme=darkmode" https://x.io`, `curl --cookie "sid=` + m + `; theme=` + m + `" https://x.io`},
+		{"curl-b-glued-bare", "curl -s -bsid=abc123def456 https://x.io", "curl -s -bsid=" + m + " https://x.io"},
+		{"cookie-equals", "wget --cookie=sid=abc123def456 https://x.io", "wget --cookie=sid=" + m + " https://x.io"},
+		{"document-cookie", `document.cookie = "sid=abc123def456ghi; path=/; max-age=3600";`, `document.cookie = "sid=` + m + `; path=/; max-age=3600";`},
+		{"document-cookie-escaped", `{"code": "document.cookie=\"sessionid=abc123def456\""}`, `{"code": "document.cookie=\"sessionid=` + m + `\""}`},
+		{"python-cookies-arg", "requests.get(url, cookies={'sessionid': 'abc123def456ghi', 'lang': 'en'})", "requests.get(url, cookies={'sessionid': '" + m + "', 'lang': 'en'})"},
+		{"python-cookies-lines", "cookies = {\n    'sessionid': 'abc123def456ghi',\n    \"csrf\": \"Xy9aB3kLmN0pQ\",\n}\nr = requests.get(url, cookies=cookies)",
+			"cookies = {\n    'sessionid': '" + m + "',\n    \"csrf\": \"" + m + "\",\n}\nr = requests.get(url, cookies=cookies)"},
+		{"session-cookies-update", "s.cookies.update({'sid': 'abc123def456'})", "s.cookies.update({'sid': '" + m + "'})"},
+		{"js-cookies-object", "fetch(url, {cookies: {sid: 'abc123def456'}})", "fetch(url, {cookies: {sid: '" + m + "'}})"},
+		{"header-words-after-token", "Cookie: sid=abc123def in the request", "Cookie: sid=" + m + " in the request"},
+		{"curl-cookie-jar-kept", "curl -b cookies.txt https://x.io; curl -b jar.txt -c jar.txt https://x; curl --cookie \"$COOKIE\" https://x",
+			"curl -b cookies.txt https://x.io; curl -b jar.txt -c jar.txt https://x; curl --cookie \"$COOKIE\" https://x"},
+		{"document-cookie-reference-kept", "document.cookie = `sid=${sid}; path=/`", "document.cookie = `sid=${sid}; path=/`"},
+		{"cookie-map-prose-kept", "the cookies: {'oatmeal': 'raisin and chocolate'}; cookies = {}", "the cookies: {'oatmeal': 'raisin and chocolate'}; cookies = {}"},
+		{"header-prose-kept", "cookie: chocolate=chip and milk", "cookie: chocolate=chip and milk"},
 		{"quoted-prose-kept", "the 'cookie': 'oatmeal raisin', the best", "the 'cookie': 'oatmeal raisin', the best"},
 		{"prose-kept", "the cookie policy says: be nice. The Cookie: header carries name=value pairs; Cookies: 3 accepted", "the cookie policy says: be nice. The Cookie: header carries name=value pairs; Cookies: 3 accepted"},
 		{"recipe-kept", "Cookie: chocolate chip, oatmeal", "Cookie: chocolate chip, oatmeal"},

@@ -77,11 +77,30 @@ func labelProse(s string, m []int) bool {
 		return false
 	}
 	marker, em := sm[2] >= 0, sm[4] >= 0
-	words := line[sm[6]:sm[7]]
+	words, value := line[sm[6]:sm[7]], strings.TrimLeft(s[colon+1:m[1]], "*_ \t")
+	if marker && line[sm[2]] == '#' && howTo(value) {
+		return proseSentence(value) // ## Password: how to choose one …
+	}
 	if !marker && !em && !titleCase(words) || !topicLabel(words) {
 		return false
 	}
-	return proseSentence(strings.TrimLeft(s[colon+1:m[1]], "*_ \t"))
+	return proseSentence(value)
+}
+
+// howTo reports whether v, the value after a heading's label, opens with
+// how, what or why: the heading asks a question or promises a how-to
+// ("## Password: how to choose one that is strong"), whatever its label
+// (red70: stored "## Password: [REDACTED]" since red69). The price: a
+// passphrase of 6 or more words, 2 of them stop words, that opens so and
+// is written as a heading's value is kept; a heading holds a document's
+// titles, not its credentials, and "when …", "the …" stay replaced.
+func howTo(v string) bool {
+	w, _, _ := strings.Cut(v, " ")
+	switch strings.ToLower(w) {
+	case "how", "what", "why":
+		return true
+	}
+	return false
 }
 
 // topicLabel reports whether words, a label's, name a topic, not a

@@ -41,7 +41,8 @@ func TestRedactLabelProse(t *testing.T) {
 		{"field-list-passphrase", "- Password: my dog ate all of the homework again", "- Password: " + m},
 		{"field-heading-passphrase", "## Passphrase: when in doubt it is better to leave it out", "## Passphrase: " + m},
 		{"field-bullet-secret", "* Secret: The trick is to let the dough rest overnight in the fridge.", "* Secret: The trick is " + m},
-		{"field-heading-password", "## Password: how to choose one that you can remember", "## Password: " + m},
+		{"field-list-how-to", "- Password: how to choose one that you can remember", "- Password: " + m},
+		{"field-heading-how-digit", "## Password: how 2 choose one that you can remember", "## Password: " + m},
 		{"field-title-token", "Access Token: the one from the admin page of the site", "Access Token: " + m},
 		{"yaml-key-value", "db:\n  password: hunter2hunter2", "db:\n  password: " + m},
 		// Prose: kept.
@@ -59,6 +60,11 @@ func TestRedactLabelProse(t *testing.T) {
 		{"mixed-case-names", "**Check credentials**: Look them up on LinkedIn or on the YouTube channel of the guild.", ""},
 		{"json-value", `{"content": "3. **Check credentials**: Look for tailors who are members of a guild."}`, ""},
 		{"escaped-line", `log: "ok\n3. **Check credentials**: Look for tailors who are members of a guild." level=info`, ""},
+		// red70: a heading's question or how-to (how, what, why) after
+		// a singular label is a title, not a passphrase.
+		{"heading-how-to", "## Password: how to choose one that is strong", ""},
+		{"heading-what", "### Secret: what the chef does to the dough before baking it", ""},
+		{"heading-why", "# Token: Why the refresh flow needs a second round trip", ""},
 		{"second-line", "Tips:\n2. **Credentials**: Check if the appraiser is a member of a professional body.\n", ""},
 	}
 	r := engine.DefaultRedactor()

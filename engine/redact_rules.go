@@ -22,7 +22,8 @@ import (
 //     scheme, Bearer tokens, Basic credentials (verified by decoding),
 //     `curl -u user:password`, the auth field of Docker's config.json and
 //     npm's _auth (verified by decoding), the values of a Cookie or
-//     Set-Cookie header line (cookieRule);
+//     Set-Cookie header line, of curl -b name=value, document.cookie =
+//     and a cookies map (cookieRules);
 //   - a PuTTY key file's private lines and MAC (puttyRule);
 //   - credential files: a .netrc entry's password, a YAML block list,
 //     block scalar or plain scalar under a credential name, a Kubernetes
@@ -87,7 +88,7 @@ var defaultRules = sync.OnceValue(func() []Rule {
 	rules = append(rules, assignmentRules()...)
 	// After the assignments: a cookie's value may hold a credential name
 	// and its value (sid=x;password: y), which that rule must see first.
-	return append(rules, cookieRule())
+	return append(rules, cookieRules()...)
 })
 
 var mustRe = regexp.MustCompile

@@ -33,6 +33,12 @@ var redactSamples = []string{
 	"Cookie: sessionid=abc123def456; lang=en", "SET-COOKIE: __Host-sid=Xy9aB3kLmN0pQ; Path=/",
 	"Private-Lines: 1\r\nAAAAIBm3wYl9M0k4\r\nPrivate-MAC: 3a1c0e2f",
 	"docker login -u bob -pS3cretPass ghcr.io", "openssl enc -K 0a0b0c0d0e0f -iv 0f0e -hmac s3cr3t -macopt hexkey:0a0b",
+	// red70: curl's cookie data, document.cookie, a cookie map, openssl
+	// kdf over a continued line, a quoted key file, --credentials.
+	"curl -b 'sid=abc123def456' --cookie \"theme=dark; x=Xy9aB3kLmN0pQ\" https://x.io",
+	"document.cookie = \"sid=abc123def456; path=/\"", "cookies = {\n  'sessionid': 'abc123def456',\n  \"lang\": \"en\",\n}",
+	"openssl kdf -keylen 32 \\\n  -kdfopt pass:hunter2pw -kdfopt hexkey:0a0b HKDF",
+	"> Private-Lines: 1\n> AAAAIBm3wYl9M0k4\n> Private-MAC: 3a1c0e2f", "podman login --credentials hunterpass quay.io",
 }
 
 // TestRedactPrefilter checks that the rules' Triggers never make the
