@@ -288,11 +288,19 @@ func (e *Engine) dueDeletes(ctx context.Context, last int64) ([]msgstore.OutboxR
 // other row) holds the same bytes, which no purge takes out, and VACUUM
 // keeps (it vacuumed for them every time before: BENCHMARKS.md, vac64). It reports false, having
 // changed nothing the file needs, when a match straddles two pages or lies
-// in a page whose free bytes it cannot tell (an overflow page, ...:
+// in a page whose free bytes it cannot tell (a free-list trunk, an
+// overflow page no live cell's chain reaches, ...:
 // store.FreeSpace.Unresolved), or when the file is known damaged
 // (store.Damaged, store.DamageMarked), whose page headers it does not
-// trust: only VACUUM takes those out. The pages whose live rows hold a
-// prefix are counted (noteLive).
+// trust: only VACUUM takes those out. A match in a page that is no
+// b-tree page (an overflow page: a long row's end, where its metadata
+// and tool calls lie) has a second read of the file find the cell whose
+// chain runs through it (store.OverflowOwners), which ClearFreeSpace
+// checks through SQLite: the chain's payload is a live row's, left as a
+// live cell is; the last page's tail past it is free space, zeroed. An
+// erased row's own overflow pages were freed, so secure_delete zeroed
+// them or they are free-list leaves, zeroed whole. The pages whose live
+// rows hold a prefix are counted (noteLive).
 func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 	pats := r.all(nil)
 	if len(pats) == 0 {
@@ -303,15 +311,21 @@ func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 		return false, err
 	}
 	holds := containsAny(pats)
-	live := 0 // pages whose live rows alone hold one
+	live := 0         // pages whose live rows alone hold one
+	var other []int64 // pages that are no b-tree page (overflow pages, mostly)
 	mayHold := func(pg int64, page []byte) bool {
+		if !store.BtreePage(pg, page) {
+			other = append(other, pg)
+			return true
+		}
 		if store.MayHoldInFree(pg, page, holds) {
 			return true
 		}
 		live++
 		return false
 	}
-	pages, straddles, err := pagesHolding(ctx, filepath.Join(e.dir, DatabaseFile), pageSize, pats, mayHold)
+	path := filepath.Join(e.dir, DatabaseFile)
+	pages, straddles, err := pagesHolding(ctx, path, pageSize, pats, mayHold)
 	defer func() { e.noteLive(live) }()
 	if err != nil || straddles || len(pages) == 0 {
 		return !straddles, err
@@ -324,7 +338,17 @@ func (e *Engine) clearResidue(ctx context.Context, r residue) (bool, error) {
 		// vac64 (rev65 finding 2).
 		return false, nil
 	}
-	fs, err := store.ClearFreeSpace(ctx, e.db, pages, holds)
+	var owners map[int64]store.OverflowOwner
+	if len(other) > 0 {
+		// A live long row's end: another read of the file finds the
+		// cells whose chains run through them (store.OverflowOwners),
+		// which ClearFreeSpace follows through SQLite to tell the
+		// chain's payload from the last page's unused tail.
+		if owners, err = store.OverflowOwners(ctx, path, pageSize, other); err != nil {
+			return false, err
+		}
+	}
+	fs, err := store.ClearFreeSpace(ctx, e.db, pages, holds, owners)
 	if err != nil {
 		return false, err
 	}
@@ -382,7 +406,7 @@ func (e *Engine) vacuumResidue(ctx context.Context, always bool, r residue) (Vac
 		case cleared:
 			return "", nil
 		default:
-			e.log.Warn("the database file still holds the start of an erased text where it cannot be zeroed in place (an overflow page, or across two pages); vacuuming")
+			e.log.Warn("the database file still holds the start of an erased text where it cannot be zeroed in place (a free-list trunk, an overflow page no live row's chain reaches, or across two pages); vacuuming")
 		}
 		why = VacuumResidue
 	}

@@ -21,10 +21,11 @@ type Vacuum string
 const (
 	// VacuumResidue: the file still held the first 64 bytes of
 	// an erased text or id where the check cannot tell live bytes from
-	// free ones (an overflow page, which holds a long row's end, or
-	// across two pages): a leftover copy, or a live row that holds the
-	// same bytes there. A copy in a b-tree page's free space is zeroed
-	// in place and one in a live cell left, without a VACUUM.
+	// free ones (a free-list trunk page, an overflow page no live cell's
+	// chain reaches as SQLite reads it, or across two pages), or its free
+	// list does not hold together. A copy in a b-tree page's free space
+	// or past a live overflow chain's payload is zeroed in place, and one
+	// in a live cell or its chain's payload left, without a VACUUM.
 	VacuumResidue Vacuum = "residue"
 	// VacuumTooLarge: the purge's erasures erased more than
 	// 65,536 texts and ids, too many to keep and search for,

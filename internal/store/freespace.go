@@ -19,15 +19,18 @@ import (
 // FreeSpace is what ClearFreeSpace found in the pages it was given, each
 // list in the order given.
 type FreeSpace struct {
-	// Cleared are the b-tree pages (and free-list leaf pages) whose free
-	// space held what holds looks for and was overwritten with zeros.
+	// Cleared are the b-tree pages (and free-list leaf pages, and
+	// overflow pages a live chain ends in) whose free space held what
+	// holds looks for and was overwritten with zeros.
 	Cleared []int64
 	// Live are the b-tree pages whose live bytes (header, cell pointers,
-	// cells) hold it: a row that is still stored holds the same bytes.
-	// A page may be both Cleared and Live.
+	// cells), and the overflow pages whose next-page number and part of
+	// a live cell's payload, hold it: a row that is still stored holds
+	// the same bytes. A page may be both Cleared and Live.
 	Live []int64
 	// Unresolved are the pages that hold it where ClearFreeSpace cannot
-	// tell live bytes from free ones: an overflow page, a free-list trunk
+	// tell live bytes from free ones: an overflow page whose chain's cell
+	// it was not given or did not find (ClearFreeSpace's owners), a free-list trunk
 	// page, a page whose header does not parse, or any page of a file with
 	// reserved bytes per page, with auto_vacuum's pointer-map pages (mnemo
 	// never turns auto_vacuum on), or of 2^24 pages or more. Only a rewrite of
@@ -48,7 +51,14 @@ type FreeSpace struct {
 // A page number past the end of the file is an error; a free list that
 // does not hold together (read when a page to zero is found) is an error
 // matching ErrFreeListDamaged and ErrDatabaseCorrupt, nothing written.
-func ClearFreeSpace(ctx context.Context, db *sql.DB, pages []int64, holds func(page []byte) bool) (FreeSpace, error) {
+//
+// An overflow page that owners says a chain runs through (OverflowOwners;
+// nil: none) is checked through SQLite: when the page owners names is a
+// b-tree page on no free list with a cell whose chain, followed from
+// owners' first page, reaches it, the page's bytes past that chain's
+// payload are its free bytes (the last page's unused tail), the rest
+// live; otherwise it is Unresolved.
+func ClearFreeSpace(ctx context.Context, db *sql.DB, pages []int64, holds func(page []byte) bool, owners map[int64]OverflowOwner) (FreeSpace, error) {
 	var out FreeSpace
 	err := RunTx(ctx, db, func(tx *Tx) error {
 		out = FreeSpace{}
@@ -56,6 +66,7 @@ func ClearFreeSpace(ctx context.Context, db *sql.DB, pages []int64, holds func(p
 		if err != nil {
 			return err
 		}
+		f.owners = owners
 		for _, pg := range pages {
 			if err := clearPage(ctx, tx, &f, pg, holds, &out); err != nil {
 				return fmt.Errorf("clear the free space of page %d: %w", pg, err)
@@ -114,6 +125,7 @@ type fileHeader struct {
 	trunk     int64          // the first free-list trunk page (0: none)
 	freeCount int64          // the header's count of free-list pages
 	free      map[int64]bool // free-list page → whether it is a trunk; nil until read
+	owners    map[int64]OverflowOwner
 }
 
 // readFileHeader reads the database header from page 1.
@@ -164,7 +176,18 @@ func (f *fileHeader) zeroFree(ctx context.Context, tx *Tx, pg int64, page []byte
 		clear(page)
 		return true, nil
 	}
-	return zeroBtreeFree(page, headerAt(pg)), nil
+	if zeroBtreeFree(page, headerAt(pg)) {
+		return true, nil
+	}
+	o, ok := f.owners[pg]
+	if !ok {
+		return false, nil
+	}
+	used, ok, err := f.overflowUsed(ctx, tx, pg, o)
+	if ok {
+		clear(page[used:])
+	}
+	return ok, err
 }
 
 // readFreelist reads the free list's pages into f.free, once, and
@@ -209,6 +232,14 @@ func (f *fileHeader) readFreelist(ctx context.Context, tx *Tx) error {
 func (f *fileHeader) newFreePage(pg int64) bool {
 	_, seen := f.free[pg]
 	return !seen && pg >= 2 && pg <= f.pageCount
+}
+
+// BtreePage reports whether page, an image of page number pg of a
+// database file, is a b-tree page whose header parses; false for an
+// overflow page, a free-list page and a page SQLite would call corrupt.
+func BtreePage(pg int64, page []byte) bool {
+	_, ok := freeRegions(page, headerAt(pg))
+	return ok
 }
 
 // MayHoldInFree reports whether the free bytes of page, an image of page

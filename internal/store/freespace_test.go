@@ -72,7 +72,7 @@ func TestClearFreeSpace(t *testing.T) {
 	if !store.MayHoldInFree(leaf, pageOf(t, db, leaf), holds) {
 		t.Fatal("MayHoldInFree: false for the planted page")
 	}
-	got, err := store.ClearFreeSpace(ctx, db, []int64{leaf, trunk, 1}, holds)
+	got, err := store.ClearFreeSpace(ctx, db, []int64{leaf, trunk, 1}, holds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestClearFreeSpace(t *testing.T) {
 }
 
 // TestClearFreeSpaceNotABtree: a page that is no b-tree page and on no
-// free list (an overflow page) is Unresolved, left as it is; a page
+// free list (an overflow page), given no chain owners, is Unresolved, left as it is; a page
 // number past the end of the file is an error.
 func TestClearFreeSpaceNotABtree(t *testing.T) {
 	ctx := context.Background()
@@ -114,14 +114,14 @@ func TestClearFreeSpaceNotABtree(t *testing.T) {
 	if err := db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&pages); err != nil {
 		t.Fatal(err)
 	}
-	got, err := store.ClearFreeSpace(ctx, db, []int64{pages}, func(b []byte) bool { return bytes.Contains(b, []byte("an overflowing value")) })
+	got, err := store.ClearFreeSpace(ctx, db, []int64{pages}, func(b []byte) bool { return bytes.Contains(b, []byte("an overflowing value")) }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(got.Unresolved) != 1 || len(got.Cleared) != 0 {
 		t.Fatalf("ClearFreeSpace(overflow page %d) = %+v, want it Unresolved", pages, got)
 	}
-	if _, err := store.ClearFreeSpace(ctx, db, []int64{pages + 10}, func([]byte) bool { return true }); err == nil {
+	if _, err := store.ClearFreeSpace(ctx, db, []int64{pages + 10}, func([]byte) bool { return true }, nil); err == nil {
 		t.Fatal("ClearFreeSpace of a page past the end: no error")
 	}
 }
@@ -195,7 +195,7 @@ func TestClearFreeSpaceAutoVacuum(t *testing.T) {
 		t.Fatal(err)
 	}
 	holds := func(b []byte) bool { return bytes.Contains(b, []byte(text)) }
-	got, err := store.ClearFreeSpace(ctx, db, []int64{leaf}, holds)
+	got, err := store.ClearFreeSpace(ctx, db, []int64{leaf}, holds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +266,7 @@ func TestClearFreeSpaceFreeListDamaged(t *testing.T) {
 			exec(`UPDATE sqlite_dbpage SET data = ? WHERE pgno = 1`, p1)
 			holds := func(b []byte) bool { return bytes.Contains(b, []byte(text)) }
 
-			got, err := store.ClearFreeSpace(ctx, db, []int64{leaf}, holds)
+			got, err := store.ClearFreeSpace(ctx, db, []int64{leaf}, holds, nil)
 			if tc.wantErr {
 				if !errors.Is(err, store.ErrFreeListDamaged) || !errors.Is(err, store.ErrDatabaseCorrupt) {
 					t.Fatalf("ClearFreeSpace = %+v, %v; want an error matching ErrFreeListDamaged and ErrDatabaseCorrupt", got, err)
