@@ -125,8 +125,8 @@ func (ls *lexScoring) mayBonus(mask uint64) bool {
 
 // own is a turn's score by its own words, dates and answer types.
 func (ls *lexScoring) own(e *entry) float64 {
-	if k := ls.kept; k != nil && e.ord < len(k.own) {
-		return k.own[e.ord] // bit-equal to the sum below (TestLexicalPostingsExact)
+	if k := ls.kept; k != nil && e.ord < k.ords {
+		return k.ownOf(int32(e.ord)) // bit-equal to the sum below (TestLexicalPostingsExact)
 	}
 	if sc, ok := ls.memo.get(e.ord); ok {
 		return sc

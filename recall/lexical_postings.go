@@ -3,7 +3,7 @@ package recall
 import (
 	"context"
 	"math"
-	"sync"
+	"math/bits"
 
 	"github.com/mnemo-go/mnemo/internal/bm25"
 )
@@ -146,16 +146,15 @@ type lexCand struct {
 func (sc *lexScratch) candidates(q *channelQuery, seed float64) error {
 	ls, p := q.lex, &q.s.post
 	add := func(o int32) {
-		if o < 0 || sc.seen[o] == sc.gen {
+		if o < 0 || sc.see(o) {
 			return
 		}
-		sc.seen[o] = sc.gen
 		base := sc.contextScore(ls, p, o)
 		if base == 0 {
 			return
 		}
 		bound := base
-		if sc.mask != nil && ls.mayBonus(sc.mask[o]) {
+		if sc.mask != nil && ls.mayBonus(sc.maskOf(o)) {
 			bound += ls.bonusMax
 		}
 		sc.cands = append(sc.cands, lexCand{o, base, bound})
@@ -173,8 +172,8 @@ func (sc *lexScratch) candidates(q *channelQuery, seed float64) error {
 		if err := ctxErrEvery(q.ctx, i); err != nil {
 			return err
 		}
-		if sc.own[o] < seed {
-			if sc.mask != nil && ls.mayBonus(sc.mask[o]) {
+		if sc.own[i] < seed {
+			if sc.mask != nil && ls.mayBonus(sc.mask[i]) {
 				add(o) // a bonus may lift it (seedFloor); its neighbours are not lifted by it
 			}
 			continue
@@ -207,7 +206,7 @@ func (sc *lexScratch) candidates(q *channelQuery, seed float64) error {
 // largest bonus), below 0 for most queries naming an identifier: at 100k
 // messages one query in ten listed 40–75 thousand candidates (BENCHMARKS.md).
 func (sc *lexScratch) seedFloor(ls *lexScoring, k int) float64 {
-	theta := kthOwn(sc.own, sc.touched, k)
+	theta := kthOwn(sc.own, k)
 	if theta <= 0 || math.IsInf(theta, -1) {
 		return math.Inf(-1)
 	}
@@ -217,15 +216,14 @@ func (sc *lexScratch) seedFloor(ls *lexScoring, k int) float64 {
 	return theta
 }
 
-// kthOwn returns the k-th largest own[o] over the ords o (−Inf when there
-// are fewer), with a min-heap of the k largest.
-func kthOwn(own []float64, ords []int32, k int) float64 {
-	if k <= 0 || len(ords) < k {
+// kthOwn returns the k-th largest of own (−Inf when there are fewer),
+// with a min-heap of the k largest.
+func kthOwn(own []float64, k int) float64 {
+	if k <= 0 || len(own) < k {
 		return math.Inf(-1)
 	}
 	h := make([]float64, 0, k)
-	for _, o := range ords {
-		v := own[o]
+	for _, v := range own {
 		switch {
 		case len(h) < k:
 			h = append(h, v)
@@ -290,63 +288,125 @@ func kthBase(cands []lexCand, k int) float64 {
 // own scores of sc (0 for a message without one), without reading the
 // entries.
 func (sc *lexScratch) contextScore(ls *lexScoring, p *postings, o int32) float64 {
-	base := sc.own[o]
+	base := sc.ownOf(o)
 	if ls.alpha <= 0 {
 		return base
 	}
 	if n := p.prev[o]; n >= 0 {
-		base = max(base, ls.alpha*sc.own[n])
+		base = max(base, ls.alpha*sc.ownOf(n))
 	}
 	if n := p.next[o]; ls.next && n >= 0 {
-		base = max(base, ls.alpha*sc.own[n])
+		base = max(base, ls.alpha*sc.ownOf(n))
 	}
 	return base
 }
 
-// ownScores fills sc.own with the own score (words and dates) of every
-// message that has one, sc.touched with their ords and, when the query
-// has compound identifiers, sc.mask with the query terms each holds. It
-// returns ctx's error when ctx ended (checked every cancelEvery postings
-// or messages; what it set so far stays consistent for release).
+// ownScores fills sc.touched with the ords of the messages with an own
+// score (words, dates and answer types), ascending, sc.own with their
+// scores and, when the query has compound identifiers, sc.mask with the
+// query terms each holds, then indexes them (lexScratch.index). It returns
+// ctx's error when ctx ended (checked every cancelEvery messages; release
+// needs nothing of what it set).
 func (sc *lexScratch) ownScores(ctx context.Context, s *shard, ls *lexScoring) error {
-	p := &s.post
 	if s.stats.n == 0 {
+		sc.index()
 		return nil
 	}
 	avgdl := float64(s.stats.totalLen) / float64(s.stats.n)
-	for i, t := range ls.qids {
-		if t == noTerm || int(t) >= len(p.lists) {
-			continue
-		}
-		idf := ls.idfs[i]
-		list := p.lists[t]
-		for len(list) > 0 {
-			if err := ctxErr(ctx); err != nil {
-				return err
-			}
-			chunk := list[:min(len(list), cancelEvery)]
-			list = list[len(chunk):]
-			for _, v := range chunk {
-				o := v >> tfBits
-				if sc.own[o] == 0 {
-					sc.touched = append(sc.touched, int32(o))
-				}
-				sc.own[o] += bm25.Weight(idf, float64(p.tf(v, t, s.termSums)), bm25.Norm(float64(p.lens[o]), avgdl))
-				if sc.mask != nil && i < 64 {
-					sc.mask[o] |= 1 << i
-				}
-			}
+	if err := sc.wordScores(ctx, s, ls, avgdl); err != nil {
+		return err
+	}
+	if len(ls.dates) > 0 || len(ls.types) > 0 {
+		if err := sc.dateTypeScores(ctx, s, ls, avgdl); err != nil {
+			return err
 		}
 	}
-	if len(ls.dates) == 0 && len(ls.types) == 0 {
-		return nil
+	sc.index()
+	return nil
+}
+
+// wordScores sets the own scores by the query's words. It walks the ords
+// by windows of ownWindow: each query term's postings in the window, in the
+// query's term order (bm25Stats.score's order, so the sums are bit-equal),
+// add their weights into a dense window of scores, whose scored ords are
+// then appended in ord order. The scores are written by ord as before, but
+// into 32 KB that stay in cache and are cleared as read, not into a scratch
+// of 8 bytes an ord of the shard (lexScratch).
+func (sc *lexScratch) wordScores(ctx context.Context, s *shard, ls *lexScoring, avgdl float64) error {
+	p := &s.post
+	lists := sc.lists[:0]
+	for _, t := range ls.qids {
+		var l []uint32
+		if t != noTerm && int(t) < len(p.lists) {
+			l = p.lists[t]
+		}
+		lists = append(lists, l)
 	}
+	sc.lists = lists
+	sc.reserve(lists, s.ords)
+	heads := sc.heads[:0]
+	for range lists {
+		heads = append(heads, 0)
+	}
+	sc.heads = heads
+	if sc.win == nil {
+		sc.win, sc.winMask = new([ownWindow]float64), new([ownWindow]uint64)
+	}
+	win, winMask, masks := sc.win, sc.winMask, sc.mask != nil
+	var marks [ownWindow / 64]uint64
+	for {
+		if err := ctxErr(ctx); err != nil {
+			return err
+		}
+		next := uint32(math.MaxUint32) // the smallest ord at a head
+		for j, l := range lists {
+			if h := heads[j]; h < len(l) {
+				next = min(next, l[h]>>tfBits)
+			}
+		}
+		if next == math.MaxUint32 {
+			return nil
+		}
+		base := next &^ (ownWindow - 1)
+		end := base + ownWindow
+		for j, l := range lists {
+			idf, t, h := ls.idfs[j], ls.qids[j], heads[j]
+			for ; h < len(l) && l[h]>>tfBits < end; h++ {
+				o := l[h] >> tfBits
+				w := o - base
+				win[w] += bm25.Weight(idf, float64(p.tf(l[h], t, s.termSums)), bm25.Norm(float64(p.lens[o]), avgdl))
+				marks[w>>6] |= 1 << (w & 63)
+				if masks && j < 64 {
+					winMask[w] |= 1 << j
+				}
+			}
+			heads[j] = h
+		}
+		for i, b := range marks {
+			for ; b != 0; b &= b - 1 {
+				w := i<<6 | bits.TrailingZeros64(b)
+				sc.appendOwn(int32(base)+int32(w), win[w], winMask[w])
+				win[w], winMask[w] = 0, 0
+			}
+			marks[i] = 0
+		}
+	}
+}
+
+// ownWindow is the number of ords wordScores scores at a time (a power of
+// two): 32 KB of scores and as many of masks.
+const ownWindow = 4096
+
+// dateTypeScores adds to the own scores the weights of the query's dates,
+// then of its answer types (the order of lexScoring.own's sum, so both
+// paths score bit-equal). The dates come from the ord arrays (dateScore's
+// sum); the types from the entries.
+func (sc *lexScratch) dateTypeScores(ctx context.Context, s *shard, ls *lexScoring, avgdl float64) error {
+	p := &s.post
 	if sc.dateOwn(p, ls, avgdl) {
 		return nil
 	}
-	// Dates, then answer types: the order of lexScoring.own's sum, so
-	// both paths score bit-equal. The dates come from the ord arrays
-	// (dateScore's sum); the types from the entries.
+	adds := sc.adds[:0]
 	for o, e := range p.byOrd {
 		if err := ctxErrEvery(ctx, o); err != nil {
 			return err
@@ -364,22 +424,20 @@ func (sc *lexScratch) ownScores(ctx context.Context, s *shard, ls *lexScoring) e
 			t = s.stats.typeScore(ls.types, e.atypes, len(e.terms))
 		}
 		if d > 0 || t > 0 {
-			if sc.own[o] == 0 {
-				sc.touched = append(sc.touched, int32(o))
-			}
-			sc.own[o] += d
-			sc.own[o] += t
+			adds = append(adds, ownAdd{int32(o), d, t})
 		}
 	}
+	sc.adds = adds
+	sc.addOwn()
 	return nil
 }
 
 // dateOwn adds the query dates' weights to the own scores of the messages
-// carrying them, from the dates' ords (dateTerm.ords), as ownScores's scan
-// of every ord adds them: by ascending ord, each message's dates summed in
-// the query's order, then added to its own score. false, having done
-// nothing, when the query asks for answer types or a date has no ords:
-// the scan then does it.
+// carrying them, from the dates' ords (dateTerm.ords), as
+// dateTypeScores's scan of every ord adds them: by ascending ord, each
+// message's dates summed in the query's order, then added to its own
+// score. false, having done nothing, when the query asks for answer types
+// or a date has no ords: the scan then does it.
 func (sc *lexScratch) dateOwn(p *postings, ls *lexScoring, avgdl float64) bool {
 	if len(ls.types) > 0 {
 		return false
@@ -394,6 +452,7 @@ func (sc *lexScratch) dateOwn(p *postings, ls *lexScoring, avgdl float64) bool {
 		at = append(at, 0)
 	}
 	sc.dateAt = at
+	adds := sc.adds[:0]
 	for {
 		o := int32(-1) // the smallest ord not done
 		for j, dt := range ls.dates {
@@ -402,7 +461,7 @@ func (sc *lexScratch) dateOwn(p *postings, ls *lexScoring, avgdl float64) bool {
 			}
 		}
 		if o < 0 {
-			return true
+			break
 		}
 		var d float64
 		for j, dt := range ls.dates {
@@ -414,111 +473,12 @@ func (sc *lexScratch) dateOwn(p *postings, ls *lexScoring, avgdl float64) bool {
 			}
 		}
 		if d > 0 {
-			if sc.own[o] == 0 {
-				sc.touched = append(sc.touched, o)
-			}
-			sc.own[o] += d
+			adds = append(adds, ownAdd{ord: o, d: d})
 		}
 	}
-}
-
-// lexScratch is one search's scratch of lexicalPostings, indexed by ord.
-// It is reused: at 100k messages it is 1.2 MB (and 1 MB of masks), which
-// allocating (and clearing) per search would cost more than the search.
-// The shard keeps one (shard.lexScratch, not emptied by a garbage
-// collection: scratchSlot), a concurrent search takes one from the pool.
-type lexScratch struct {
-	own     []float64 // 0 unless the message matched by its words or dates
-	seen    []uint32  // == gen: listed as a candidate in this search
-	gen     uint32
-	mask    []uint64 // nil, or by ord the query terms (first 64) it holds
-	masks   []uint64 // mask's memory, kept when mask is nil
-	touched []int32  // the ords whose own is set
-	cands   []lexCand
-	dateAt  []int                    // dateOwn's position in each date's ords
-	keep    *scratchSlot[lexScratch] // where release returns it first (nil: the pool)
-	ords    int                      // the shard's ords when taken
-	// zeroing is 1 while release's goroutine zeroes what the last search
-	// set; the next taker waits for it.
-	zeroing sync.WaitGroup
-}
-
-// zeroAsyncMin is the number of scored messages from which release zeroes
-// their scores and masks on a goroutine of its own (issue 14): at 100,000
-// messages a query's ~20,000 are ~0.05–0.09 ms of random writes, which
-// the search's caller (the fusion keeps the scratch to its end,
-// lexScoring.keepOwn) no longer waits for. A smaller resource's are zeroed
-// in place, as a goroutine would cost about as much.
-const zeroAsyncMin = 4096
-
-var lexScratchPool = sync.Pool{New: func() any { return new(lexScratch) }}
-
-// getLexScratch returns a scratch for ords ordinals, own all zero and
-// nothing seen; with masks, mask all zero, else nil.
-func getLexScratch(ords int, masks bool) *lexScratch { return takeLexScratch(nil, ords, masks) }
-
-// takeLexScratch is getLexScratch taking the scratch keep holds first
-// (nil, or empty: one from the pool); release gives it back to keep.
-func takeLexScratch(keep *scratchSlot[lexScratch], ords int, masks bool) *lexScratch {
-	var sc *lexScratch
-	if keep != nil {
-		sc = keep.take()
-	}
-	if sc == nil {
-		sc = lexScratchPool.Get().(*lexScratch)
-	}
-	sc.zeroing.Wait() // own and mask all zero again
-	sc.keep, sc.ords = keep, ords
-	if len(sc.own) < ords {
-		n := ords + ords/4 + 64
-		sc.own, sc.seen, sc.gen, sc.masks = make([]float64, n), make([]uint32, n), 0, nil
-	}
-	sc.mask = nil
-	if masks {
-		if len(sc.masks) < len(sc.own) {
-			sc.masks = make([]uint64, len(sc.own))
-		}
-		sc.mask = sc.masks
-	}
-	sc.gen++
-	if sc.gen == 0 {
-		clear(sc.seen)
-		sc.gen = 1
-	}
-	sc.touched, sc.cands = sc.touched[:0], sc.cands[:0]
-	return sc
-}
-
-// release zeroes what the search set (on a goroutine of its own from
-// zeroAsyncMin scored messages, which the next taker waits for) and returns
-// sc to its slot, or to the pool when the slot holds another or sc is too
-// large for the shard.
-func (sc *lexScratch) release() {
-	if len(sc.touched) >= zeroAsyncMin {
-		sc.zeroing.Add(1)
-		go func() {
-			defer sc.zeroing.Done()
-			sc.zero()
-		}()
-	} else {
-		sc.zero()
-	}
-	keep := sc.keep
-	sc.keep = nil
-	if keep != nil && keepsScratch(len(sc.own), sc.ords) && keep.give(sc) {
-		return
-	}
-	lexScratchPool.Put(sc)
-}
-
-// zero zeroes the own scores and masks of the touched ords.
-func (sc *lexScratch) zero() {
-	for _, o := range sc.touched {
-		sc.own[o] = 0
-		if sc.mask != nil {
-			sc.mask[o] = 0
-		}
-	}
+	sc.adds = adds
+	sc.addOwn()
+	return true
 }
 
 // topScored keeps the best n offered candidates (score descending, then id

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -264,5 +265,50 @@ func TestSeedWithCompound(t *testing.T) {
 	sc.candidates(q, sc.seedFloor(q.lex, q.pool+q.slack))
 	if got, max := len(sc.cands), n/5; len(sc.touched) < n || got > max {
 		t.Fatalf("%d candidates of %d matches, want at most %d", got, len(sc.touched), max)
+	}
+}
+
+// TestLexScratchSparse: the lexical channel's scratch of a query scoring
+// few messages of a large shard is a few bits an ord of the shard plus
+// what it scores (lexScratch), not 20 bytes an ord: a first search of a
+// resource paid a fresh page of Go heap for nearly every 4 KiB of it
+// (issue 14, BENCHMARKS.md "the lexical scratch sparse").
+func TestLexScratchSparse(t *testing.T) {
+	lex, ix, s := memShard(t)
+	const n = 20_000
+	for i := range n {
+		words := []string{"order", "ledger"}
+		if i%1000 == 0 {
+			words = append(words, "falcon-pepper")
+		}
+		d := Doc{ID: fmt.Sprintf("m%05d", i), ThreadID: fmt.Sprintf("t%d", i/50), ResourceID: "r", Seq: int64(i%50 + 1), Role: "user", Content: strings.Join(words, " ")}
+		s.putDoc(&d, lex)
+	}
+	o, err := Options{TopK: 5, Mode: ModeLexical}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ix.channelQuery(s, Query{Text: "falcon-pepper", ResourceID: "r"}, o, "", nil)
+	if len(q.lex.compounds) == 0 {
+		t.Fatal("the query names no compound")
+	}
+	runtime.GC()
+	runtime.GC() // the pool emptied: the scratch is made
+	var touched int
+	got := allocatedBy(func() {
+		sc := getLexScratch(s.ords, true)
+		defer sc.release()
+		if err := sc.ownScores(context.Background(), s, q.lex); err != nil {
+			t.Fatal(err)
+		}
+		sc.candidates(q, sc.seedFloor(q.lex, q.pool+q.slack))
+		touched = len(sc.touched)
+	})
+	if touched == 0 || touched > n/100 {
+		t.Fatalf("%d messages scored, want 1 to %d", touched, n/100)
+	}
+	// 64 KiB of window (wordScores), 4 bytes an ord of allowance.
+	if most := uint64(64<<10 + 4*n); got > most {
+		t.Fatalf("the scratch took %d bytes for %d ords, want at most %d", got, n, most)
 	}
 }

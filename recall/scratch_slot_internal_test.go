@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -51,8 +52,8 @@ func TestScratchKeptAcrossGC(t *testing.T) {
 	search()
 	runtime.GC()
 	runtime.GC()
-	// The lexical scratch alone is 12 bytes an ord (own and seen), the
-	// dots 4 a row: 16 × n when either is made again.
+	// The lexical scratch alone is 20 bytes a scored message (every one
+	// here), the dots 4 a row: 4 × n is less than either made again.
 	if got, most := allocatedBy(search), uint64(4*n); got > most {
 		t.Fatalf("a search after two collections allocated %d bytes, want at most %d (a scratch made again)", got, most)
 	}
@@ -60,23 +61,35 @@ func TestScratchKeptAcrossGC(t *testing.T) {
 
 // TestLexScratchZeroedAsync: a lexical scratch released with at least
 // zeroAsyncMin scored messages is zeroed on a goroutine of its own; whoever
-// takes it next, from the slot or the pool, finds every own score and mask
-// zero (run with -race: the taker waits for that goroutine).
+// takes it next, from the slot or the pool, finds no own score, mask or
+// candidate mark (run with -race: the taker waits for that goroutine).
 func TestLexScratchZeroedAsync(t *testing.T) {
 	const ords = 3 * zeroAsyncMin
 	var slot scratchSlot[lexScratch]
 	rng := rand.New(rand.NewPCG(14, 7))
 	for round := range 20 {
 		sc := takeLexScratch(&slot, ords, true)
-		for o := range ords {
-			if sc.own[o] != 0 || sc.mask[o] != 0 {
-				t.Fatalf("round %d: ord %d: own %v, mask %x left by the last search", round, o, sc.own[o], sc.mask[o])
+		if len(sc.touched) != 0 || len(sc.own) != 0 || len(sc.mask) != 0 {
+			t.Fatalf("round %d: %d own scores, %d masks left by the last search", round, len(sc.own), len(sc.mask))
+		}
+		for o := range int32(ords) {
+			if sc.at(o) >= 0 || sc.see(o) {
+				t.Fatalf("round %d: ord %d scored or seen by the last search", round, o)
 			}
 		}
+		clear(sc.seen)                                 // see marked every ord
 		n := zeroAsyncMin/2 + rng.IntN(2*zeroAsyncMin) // either side of the limit
-		for _, o := range rng.Perm(ords)[:n] {
-			sc.touched = append(sc.touched, int32(o))
-			sc.own[o], sc.mask[o] = 1+rng.Float64(), 1|rng.Uint64()
+		picked := rng.Perm(ords)[:n]
+		slices.Sort(picked)
+		for _, o := range picked {
+			sc.appendOwn(int32(o), 1+rng.Float64(), 1|rng.Uint64())
+			sc.see(int32(o))
+		}
+		sc.index()
+		for i, o := range picked {
+			if got := sc.at(int32(o)); got != i {
+				t.Fatalf("round %d: at(%d) = %d, want %d", round, o, got, i)
+			}
 		}
 		if round%3 == 2 {
 			sc.keep = nil // back to the pool
