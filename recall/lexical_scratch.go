@@ -17,7 +17,7 @@ import (
 // resource paid a fresh page of Go heap for nearly every 4 KiB of it (~610
 // pages, ~12 µs of CPU each on the VM of BENCHMARKS.md: 7 of the lexical
 // channel's 10.8 ms). Sparse, the same query writes ~20 bytes an ord it
-// scores plus 2 bits and 0.5 byte an ord of the shard (BENCHMARKS.md, "the
+// scores plus 2.5 bits an ord of the shard (BENCHMARKS.md, "the
 // lexical scratch sparse").
 type lexScratch struct {
 	touched []int32   // the ords with an own score (words or dates), ascending
