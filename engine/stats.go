@@ -29,8 +29,10 @@ type Stats struct {
 	// retry-after); 0 when observation is off or none waits.
 	ObserveBackoffs int `json:"observeBackoffs"`
 	// ObserveRefused, when the model endpoint refused the key, quota or
-	// model (observe.ErrModelRefused), says until when every observer and
-	// reflector call waits (Until) and why (Err); nil otherwise.
+	// model (observe.ErrModelRefused), or the content of every prompt, a
+	// harmless probe's too (observe.ErrAllContentRefused), says until when
+	// every observer and reflector call waits (Until) and why (Err); nil
+	// otherwise.
 	ObserveRefused *observe.Backoff `json:"observeRefused,omitempty"`
 }
 

@@ -292,6 +292,9 @@ func (o *Observer) warnFailed(ctx context.Context, call, threadID string, from, 
 	kind := kindOf(err)
 	wait, started := o.backoff.failed(call, threadID, from, o.cfg.Now(), kind, err)
 	switch {
+	case kind == failRefused && started && errors.Is(err, ErrAllContentRefused):
+		o.cfg.Logger.WarnContext(ctx, "the model endpoint refuses the content of every prompt: turns sent alone were refused for their content, then a short harmless probe was too (a moderation proxy or content filter that flags everything, or a provider outage); nothing is skipped: no observer or reflector call on any thread before retryIn (1 minute after the first refusal), then the waits double after each further refusal (2, 4, then 8 minutes, 8 from then on) until a call is answered, and the turns are observed then (a forced observation tries at once); check the endpoint's filter (observe.endpoint or OPENAI_BASE_URL) or the provider's status; not logged again until then",
+			append(attrs, "call", call, "retryIn", wait.String())...)
 	case kind == failRefused && started:
 		o.cfg.Logger.WarnContext(ctx, "the model endpoint refuses the observer's calls (its API key, quota or model name: check observe.apiKeyEnv's variable and observe.model); no observer or reflector call on any thread before retryIn (1 minute after the first refusal), then the waits double after each further refusal (2, 4, then 8 minutes, 8 from then on) until one succeeds (a forced observation tries at once); not logged again until then",
 			append(attrs, "call", call, "retryIn", wait.String())...)

@@ -82,7 +82,9 @@
 //     journal with their seqs and reason only, and stored as an
 //     observation with empty Content, which moves the watermark past
 //     them; they are never sent again unless an erasure in the thread
-//     forgets the skip.
+//     forgets the skip. A skip is made only once the endpoint answered a
+//     short harmless probe: when it refuses the probe's content too
+//     (ErrAllContentRefused), nothing is skipped.
 //   - The observer's empty list ({"observations": []}: nothing worth
 //     keeping in the chunk) is a valid answer, memoized like any other and
 //     stored as an observation with empty Content, which moves the
@@ -157,7 +159,7 @@
 // # Errors
 //
 // Sentinels are in errors.go: ErrModel wraps a failed model call (after
-// retries; with ErrModelRefused, ErrContentRefused, ErrInputTooLong or
+// retries; with ErrModelRefused, ErrContentRefused, ErrAllContentRefused, ErrInputTooLong or
 // ErrRequestRejected for an HTTP 4xx that is not retried, which decide how the calls back
 // off: Observer.Backoffs), ErrEmptyAnswer and ErrMalformedAnswer describe unusable answers,
 // ErrPartial marks an Observe that stored part of its work before failing,

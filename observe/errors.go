@@ -140,3 +140,27 @@ var ErrRequestRejected = errors.New("observe: the model endpoint rejected the re
 // naming the thread; other threads' calls go on. Before, a 403 of
 // moderation was ErrModelRefused and held every thread's calls.
 var ErrContentRefused = errors.New("observe: the model endpoint refused the request's content (a content filter or moderation)")
+
+// ErrAllContentRefused is matched, besides ErrContentRefused and
+// ErrModelRefused, by the error Observe returns when the endpoint refused
+// turns sent alone for their content and then refused a short harmless
+// probe for its content too: it refuses every prompt (a moderation proxy
+// or content filter that flags everything, a provider outage answering
+// 400 content_filter to all). Nothing is skipped (a skip is for good):
+// every thread's calls back off as after ErrModelRefused (1, 2, 4, then at
+// most 8 minutes, Observer.Backoffs lists it with Call BackoffModel), with
+// one WARN line when it starts, until a call is answered; the turns are
+// observed then.
+var ErrAllContentRefused error = allContentRefused{}
+
+// allContentRefused is ErrAllContentRefused: a type so that it matches
+// ErrModelRefused too (its Is), every call backing off.
+type allContentRefused struct{}
+
+// Error says what the endpoint does and what may cause it.
+func (allContentRefused) Error() string {
+	return "observe: the model endpoint refuses the content of every prompt, a short harmless probe's too (a moderation proxy or content filter that flags everything, or a provider outage)"
+}
+
+// Is reports ErrModelRefused as matching: every call backs off.
+func (allContentRefused) Is(target error) bool { return target == ErrModelRefused }

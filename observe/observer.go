@@ -263,7 +263,10 @@ type Result struct {
 // (ErrContentRefused) the thread's reflector does, the other threads'
 // calls going on. An observer chunk refused for its content is cut in
 // two and sent again at once until the refused turns are alone; those
-// are skipped (Result.Skipped, Skips), the thread observed past them. A
+// are skipped (Result.Skipped, Skips), the thread observed past them,
+// once the endpoint answered a short harmless probe; when it refuses the
+// probe's content too (ErrAllContentRefused) nothing is skipped and every
+// thread's calls back off as after ErrModelRefused. A
 // thread's observer backs
 // off on the chunk it failed on: once that chunk is observed (by
 // ObserveRange, or by another process) the back-off ends.

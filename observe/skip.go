@@ -156,12 +156,17 @@ func Skips(ctx context.Context, db *sql.DB, threadID string) ([]Skip, error) {
 // bound on the chunks that follow until the refused turns are isolated
 // (the first half goes at once; the half the refusal was in is halved
 // again). Turns that cannot be cut (one message, or one tool-call group)
-// are skipped (skipTurns): it returns their Skip, or the skip's error.
+// are skipped (skipTurns) when the endpoint answers a short harmless
+// probe (probeContent): it returns their Skip, or the skip's error, or,
+// the probe failing, the probe's error (nothing skipped).
 // Before, the chunk backed the thread's observer off and was sent again
 // every 8 minutes for ever, the thread never observed past it (obs67).
 func (o *Observer) refusedChunk(ctx context.Context, turns []Turn, err error) (int, *Skip, error) {
 	if half := max(turnTokens(turns)/2, 1); chunkEnd(turns, len(turns), half) < len(turns) {
 		return half, nil, nil
+	}
+	if perr := o.probeContent(ctx, turns[0], turns[len(turns)-1], err); perr != nil {
+		return 0, nil, perr
 	}
 	sk, err := o.skipTurns(ctx, turns, err)
 	return 0, sk, err

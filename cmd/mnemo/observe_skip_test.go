@@ -41,3 +41,23 @@ func TestObserveSaysSkipped(t *testing.T) {
 		t.Fatalf("second observe exit %d, seq 3 sent %d more times (want none):\n%s\n%s", code, flagged-sent, out, stderr)
 	}
 }
+
+// TestObserveAllContentRefused is obs70 item 1: mnemo observe against an
+// endpoint that refuses every prompt for its content, a short harmless
+// probe's too, skips nothing (it skipped every turn, for good), exits 1
+// and says on stdout that every model call backs off and why.
+func TestObserveAllContentRefused(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "../../demodata/conversation.jsonl")); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 400, Message: `The response was filtered due to the prompt triggering Azure OpenAI's content management policy.`}
+	}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect")
+	if code != 1 || strings.Contains(out, "skipped") || !regexp.MustCompile(`(?m)^every model call backs off until .*: observe: the model endpoint refuses the content of every prompt`).MatchString(out) ||
+		!strings.Contains(stderr, "refuses the content of every prompt") {
+		t.Fatalf("observe exit %d, want 1, nothing skipped, every call backing off on stdout:\n%s\n%s", code, out, stderr)
+	}
+}
