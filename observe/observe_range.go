@@ -51,7 +51,11 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool
 		// A call its context cancelled (an erasure of the thread, Close, a
 		// caller giving up) is not retried for that: whoever cancelled it
 		// says why (the engine logs an erasure's at INFO).
-		if !errors.Is(ctx.Err(), context.Canceled) && (!cuttable || !canCut(turns, err) && !errors.Is(err, ErrContentRefused)) {
+		switch {
+		case errors.Is(ctx.Err(), context.Canceled):
+		case !cuttable && kindOf(err) == failContent:
+			o.warnRangeRefused(ctx, first, last, err)
+		case !cuttable || !canCut(turns, err) && !errors.Is(err, ErrContentRefused):
 			o.warnFailed(ctx, callObserver, first.ThreadID, first.Seq, last.Seq, err)
 		}
 		return nil, nil, fmt.Errorf("observe %s %d..%d: %w", first.ThreadID, first.Seq, last.Seq, err)
@@ -77,6 +81,17 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool
 		return nil, nil, err
 	}
 	return obs, out, nil
+}
+
+// warnRangeRefused logs at WARN that the endpoint refused the content of
+// ObserveRange's range first..last (err: ErrContentRefused), and records
+// no back-off: ObserveRange consults none, and one on the thread's
+// observer held Observe, whose chunk starting at the same seq waited 1
+// to 8 minutes before it cut that chunk and skipped the refused turns
+// (obs70).
+func (o *Observer) warnRangeRefused(ctx context.Context, first, last Turn, err error) {
+	o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of an ObserveRange range (a content filter or moderation flagged it); ObserveRange cannot cut it: the range stays unobserved and no call backs off (Observe cuts such a chunk and skips the refused turns)",
+		"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
 }
 
 // checkObserved checks the items of an observer answer over turns: their
