@@ -104,6 +104,17 @@ type SalvageReport struct {
 	ThreadsRebuilt int `json:"threadsRebuilt,omitempty"`
 	// Lost lists the seqs of messages this salvage found lost, by thread.
 	Lost []LostRange `json:"lost,omitempty"`
+	// UncountedMessages lists the rowid ranges of the messages table
+	// ([from, to], as SalvageTable.Unreadable: to math.MaxInt64 when the
+	// damage reaches the table's end; [1, math.MaxInt64] when the table
+	// was missing) that the salvage could not read while the threads
+	// table lost rows too (or was missing). Lost is counted against the
+	// threads' last seqs, so a thread whose row was lost with its last
+	// messages, or with all of them, loses messages no range in Lost
+	// lists: how many these ranges held is unknown, and the damaged file
+	// (Damaged) is the only copy of them. Empty when every loss is
+	// counted in Lost.
+	UncountedMessages [][2]int64 `json:"uncountedMessages,omitempty"`
 	// Resumed is set when this salvage finished one interrupted after its
 	// salvaged file was put in place (Open's ErrSalvageInterrupted): it
 	// rebuilt the indexes and checked; Findings and Tables are empty
@@ -130,32 +141,6 @@ type SalvageReport struct {
 	// any, are not in the salvaged database (WALDamage.Lost). Nil when the
 	// log was sound or absent.
 	WAL *WALDamage `json:"wal,omitempty"`
-}
-
-// UncountedMessages returns the rowid ranges of the messages table that
-// the salvage could not read while the threads table lost rows too (or
-// was missing): the lost seqs (Lost) are counted against the threads'
-// last seqs, so a thread whose row was lost with its last messages, or
-// with all of them, loses messages no range in Lost lists. How many the
-// ranges held is unknown; nil when every loss is counted.
-func (r *SalvageReport) UncountedMessages() [][2]int64 {
-	var msgs [][2]int64
-	threadsLost := false
-	for _, t := range r.Tables {
-		switch t.Name {
-		case "messages":
-			msgs = t.Unreadable
-			if t.Missing {
-				msgs = [][2]int64{{1, math.MaxInt64}}
-			}
-		case "threads":
-			threadsLost = t.Missing || len(t.Unreadable) > 0
-		}
-	}
-	if !threadsLost {
-		return nil
-	}
-	return msgs
 }
 
 // LostMessages is the number of messages Lost counts.
@@ -328,6 +313,30 @@ func (r *SalvageReport) fill(res *salvage.Report) {
 		}
 		r.Tables = append(r.Tables, st)
 	}
+	r.UncountedMessages = uncountedMessages(r.Tables)
+}
+
+// uncountedMessages returns SalvageReport.UncountedMessages of tables:
+// the messages' unreadable rowid ranges when the threads table lost rows
+// too, else nil.
+func uncountedMessages(tables []SalvageTable) [][2]int64 {
+	var msgs [][2]int64
+	threadsLost := false
+	for _, t := range tables {
+		switch t.Name {
+		case "messages":
+			msgs = t.Unreadable
+			if t.Missing {
+				msgs = [][2]int64{{1, math.MaxInt64}}
+			}
+		case "threads":
+			threadsLost = t.Missing || len(t.Unreadable) > 0
+		}
+	}
+	if !threadsLost {
+		return nil
+	}
+	return msgs
 }
 
 // copyDatabase copies the database file at from, and its WAL when there is

@@ -64,7 +64,7 @@ func (c *SalvageCommand) Run(ctx context.Context, args []string) error {
 	if len(rep.Problems) > 0 {
 		return errors.New("the salvaged directory does not check ok (see above)")
 	}
-	if len(rep.UncountedMessages()) > 0 {
+	if len(rep.UncountedMessages) > 0 {
 		return fmt.Errorf("some messages were unreadable and how many is unknown (see above): keep %s", rep.Damaged)
 	}
 	return nil
@@ -156,10 +156,7 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 // says now.
 func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 	c.printLost(rep)
-	fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any); it may still hold erased text: delete it once you are satisfied\n", rep.Damaged)
-	if rep.KeptIndex != "" {
-		fmt.Fprintf(c.Stdout, "the indexes derived from it are kept as %s (its shard snapshots may hold the text of lost messages; nothing was restored from them); they may still hold erased text: delete them once you are satisfied\n", rep.KeptIndex)
-	}
+	c.printKept(rep)
 	if len(rep.Problems) > 0 {
 		fmt.Fprintln(c.Stderr, "mnemo salvage: indexes rebuilt, but check still finds:")
 		for _, p := range rep.Problems {
@@ -177,6 +174,26 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 	}
 	fmt.Fprintln(c.Stdout, "indexes rebuilt; mnemo check: ok (the lost seqs are recorded as known losses)")
 	return nil
+}
+
+// printKept says where the damaged file and the indexes derived from it
+// are kept and what to do with them: delete them once satisfied (they may
+// still hold erased text), unless the report could not count a loss
+// (UncountedMessages): then only to keep them, since the damaged file is
+// the only copy of those messages. (It told to keep the file and, on the
+// next line, to delete it.)
+func (c *SalvageCommand) printKept(rep *engine.SalvageReport) {
+	if u := rep.UncountedMessages; len(u) > 0 {
+		fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any): keep it, it is the only copy of the messages with rowids %s, which the salvage could not read and cannot count (restore them from a backup, or have the file's pages read by hand; it may still hold erased text)\n", rep.Damaged, rowidRanges(u))
+		if rep.KeptIndex != "" {
+			fmt.Fprintf(c.Stdout, "the indexes derived from it are kept as %s: keep them too, their shard snapshots may hold the text of those messages (nothing was restored from them)\n", rep.KeptIndex)
+		}
+		return
+	}
+	fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any); it may still hold erased text: delete it once you are satisfied\n", rep.Damaged)
+	if rep.KeptIndex != "" {
+		fmt.Fprintf(c.Stdout, "the indexes derived from it are kept as %s (its shard snapshots may hold the text of lost messages; nothing was restored from them); they may still hold erased text: delete them once you are satisfied\n", rep.KeptIndex)
+	}
 }
 
 // printWAL says on standard error, as "mnemo salvage: note: …" or
@@ -226,10 +243,10 @@ func (c *SalvageCommand) printWALSetAside(d *engine.WALDamage) {
 
 // printLost lists the threads' lost seqs.
 func (c *SalvageCommand) printLost(rep *engine.SalvageReport) {
-	if u := rep.UncountedMessages(); len(u) > 0 {
+	if u := rep.UncountedMessages; len(u) > 0 {
 		fmt.Fprintf(c.Stdout, "messages with rowids %s unreadable: how many is unknown (the threads table lost rows too, and with them the last seqs the losses are counted against); keep the damaged file below\n", rowidRanges(u))
 	}
-	if len(rep.Lost) == 0 && len(rep.UncountedMessages()) > 0 {
+	if len(rep.Lost) == 0 && len(rep.UncountedMessages) > 0 {
 		return
 	}
 	if len(rep.Lost) == 0 {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"os"
@@ -69,39 +68,6 @@ func TestSalvageHeaderPageCount(t *testing.T) {
 			}
 		})
 	}
-}
-
-// TestSalvageUncountedLoss: with the threads table's only page and the
-// messages table's last leaf garbled, the lost messages are counted
-// against no thread's last seq: salvage said "no message lost" and exited
-// 0 (readme68 F2 (b)). It names the unreadable rowids, says how many is
-// unknown and exits 1.
-func TestSalvageUncountedLoss(t *testing.T) {
-	dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
-	path := filepath.Join(dir, engine.DatabaseFile)
-	last := lastMessageLeaf(t, path)
-	garblePage(t, path, rootPage(t, path, "threads"))
-	garblePage(t, path, last)
-	code, out, stderr := run(t, nil, "--dir", dir, "salvage")
-	if code != 1 || strings.Contains(out, "no message lost") || !strings.Contains(out, "how many is unknown") || !strings.Contains(stderr, "keep ") {
-		t.Fatalf("salvage: exit %d\n%s%s", code, out, stderr)
-	}
-}
-
-// lastMessageLeaf returns the leaf page of the messages table holding its
-// greatest rowid in the sound database at path.
-func lastMessageLeaf(t *testing.T, path string) int64 {
-	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	var page int64
-	if err := db.QueryRow(`SELECT pageno FROM dbstat WHERE name = 'messages' AND pagetype = 'leaf' ORDER BY path DESC LIMIT 1`).Scan(&page); err != nil {
-		t.Fatal(err)
-	}
-	return page
 }
 
 // TestSalvageHeaderFields: one byte of page 1 flipped where the file
