@@ -34,7 +34,7 @@ func testContentRefusalSkip(t *testing.T, b backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := observe.Skip{ThreadID: "t", FromSeq: 3, ToSeq: 3, Reason: observe.SkipContentRefused, At: clock.now().UTC()}
+	want := observe.Skip{ThreadID: "t", FromSeq: 3, ToSeq: 3, Reason: observe.SkipContentRefused, At: clock.now().UTC(), Model: "fake-observer"}
 	if len(res.Skipped) != 1 || res.Skipped[0] != want {
 		t.Fatalf("Skipped %+v, want [%+v]", res.Skipped, want)
 	}

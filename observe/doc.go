@@ -79,12 +79,13 @@
 //   - Turns the endpoint refused for their content (ErrContentRefused)
 //     are isolated by cutting the chunk in two until they are alone (one
 //     message or one tool-call group), then skipped: recorded in the
-//     journal with their seqs and reason only, and stored as an
-//     observation with empty Content, which moves the watermark past
-//     them; they are never sent again unless an erasure in the thread
-//     forgets the skip. A skip is made only once the endpoint answered a
-//     short harmless probe: when it refuses the probe's content too
-//     (ErrAllContentRefused), nothing is skipped.
+//     journal with their seqs, the reason and the model only, and stored
+//     as an observation with empty Content, which moves the watermark
+//     past them; they are never sent again unless an erasure in the
+//     thread forgets the skip, or an observer under another model sends
+//     them again, once (retrySkips). A skip is made only once the
+//     endpoint answered a short harmless probe: when it refuses the
+//     probe's content too (ErrAllContentRefused), nothing is skipped.
 //   - The observer's empty list ({"observations": []}: nothing worth
 //     keeping in the chunk) is a valid answer, memoized like any other and
 //     stored as an observation with empty Content, which moves the

@@ -84,13 +84,14 @@ func (o *Observer) observeTurns(ctx context.Context, turns []Turn, cuttable bool
 }
 
 // warnRangeRefused logs at WARN that the endpoint refused the content of
-// ObserveRange's range first..last (err: ErrContentRefused), and records
-// no back-off: ObserveRange consults none, and one on the thread's
+// a range that cannot be cut, first..last (err: ErrContentRefused):
+// ObserveRange's, or a skip sent again under another model (retrySkips).
+// It records no back-off: ObserveRange consults none, and one on the thread's
 // observer held Observe, whose chunk starting at the same seq waited 1
 // to 8 minutes before it cut that chunk and skipped the refused turns
 // (obs70).
 func (o *Observer) warnRangeRefused(ctx context.Context, first, last Turn, err error) {
-	o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of an ObserveRange range (a content filter or moderation flagged it); ObserveRange cannot cut it: the range stays unobserved and no call backs off (Observe cuts such a chunk and skips the refused turns)",
+	o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of a range that cannot be cut (an ObserveRange range, or turns skipped under another model sent again once; a content filter or moderation flagged it): the range stays as it was and no call backs off (Observe cuts such a chunk and skips the refused turns)",
 		"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
 }
 

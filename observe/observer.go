@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -111,6 +112,9 @@ type Observer struct {
 	// inputCap bounds a chunk's tokens after a prompt over the model's
 	// context (input_cap.go); 0: none.
 	inputCap atomic.Int64
+	// skipsTried holds the threads whose skips under another model were
+	// sent again (retrySkips): once per thread per Observer.
+	skipsTried sync.Map
 }
 
 // redactItems applies Config.Redact to the items of an answer.
@@ -218,7 +222,8 @@ type Result struct {
 	// Observations stored by this call, oldest range first; empty, not
 	// nil, when it stored none. A range whose observation already existed
 	// is listed with that row. A range the observer found nothing worth
-	// keeping in is listed with an empty Content.
+	// keeping in is listed with an empty Content. Skips made under another
+	// model that this one took (retrySkips) come first.
 	Observations []Observation `json:"observations"`
 	// Reflection is the reflection stored by this call, if any.
 	Reflection *Observation `json:"reflection,omitempty"`
@@ -297,6 +302,7 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		return err
 	}
 	defer unlock()
+	res.Observations = append(res.Observations, o.retrySkips(ctx, threadID)...)
 	refusedCap := 0 // a bound on chunks while isolating refused content (refusedChunk); 0: none
 	for round := 0; ; round++ {
 		p, err := o.plan(ctx, threadID)

@@ -30,10 +30,12 @@ const SkipContentRefused = "content refused"
 //	observe|<thread>|skipped|<fromSeq>|<toSeq>
 //
 // never under the observer's key of the range, so ObserveRange over it
-// still asks the model. The record holds the seqs, the reason and the
-// time, never the turns' text nor the endpoint's message (which may quote
-// them). An erasure in the thread forgets it with the thread's other memo
-// entries (Invalidate), and the turns left are observed again.
+// still asks the model. The record holds the seqs, the reason, the time
+// and the model, never the turns' text nor the endpoint's message (which
+// may quote them). An erasure in the thread forgets it with the thread's
+// other memo entries (Invalidate), and the turns left are observed again.
+// An observer under another model than the skip's (Model) sends its
+// turns again, once (retrySkips): an answer replaces the skip.
 type Skip struct {
 	// ThreadID is the thread whose turns were skipped.
 	ThreadID string `json:"threadId"`
@@ -43,6 +45,10 @@ type Skip struct {
 	ToSeq int64 `json:"toSeq"`
 	// Reason is SkipContentRefused.
 	Reason string `json:"reason"`
+	// Model is the model whose endpoint refused the turns (Model.ID, as
+	// observe.model names it); empty for a skip recorded before it was
+	// kept. An observer under another model sends the turns again, once.
+	Model string `json:"model,omitempty"`
 	// At is when the skip was recorded (Config.Now, UTC).
 	At time.Time `json:"at"`
 }
@@ -52,6 +58,7 @@ type Skip struct {
 type skipRecord struct {
 	Reason string    `json:"reason"`
 	At     time.Time `json:"at"`
+	Model  string    `json:"model,omitempty"`
 }
 
 // skipKey is the memo key of threadID's skip of from..to.
@@ -71,7 +78,7 @@ func (o *Observer) skipTurns(ctx context.Context, turns []Turn, err error) (*Ski
 		if err := o.writable(); err != nil {
 			return nil, err
 		}
-		return json.Marshal(skipRecord{Reason: SkipContentRefused, At: o.cfg.Now().UTC().Truncate(time.Millisecond)})
+		return json.Marshal(skipRecord{Reason: SkipContentRefused, At: o.cfg.Now().UTC().Truncate(time.Millisecond), Model: o.cfg.Model.ID()})
 	})
 	if serr != nil {
 		return nil, fmt.Errorf("observe %s %d..%d: record skip: %w", first.ThreadID, first.Seq, last.Seq, serr)
@@ -108,7 +115,7 @@ func skipOf(key string, out []byte) (*Skip, error) {
 	if err := errors.Join(ferr, terr, json.Unmarshal(out, &rec)); err != nil {
 		return nil, fmt.Errorf("observe: skip record %q: %w", key, err)
 	}
-	return &Skip{ThreadID: parts[0], FromSeq: from, ToSeq: to, Reason: rec.Reason, At: rec.At}, nil
+	return &Skip{ThreadID: parts[0], FromSeq: from, ToSeq: to, Reason: rec.Reason, At: rec.At, Model: rec.Model}, nil
 }
 
 // Skips lists the ranges of threadID the observer skipped (Skip), oldest
