@@ -35,7 +35,16 @@ import (
 // dropped; its rowid stays unreadable (btree.lost), as those of every row
 // of the page SQL did not return. What neither can tell: a stale pointer
 // into a freeblock when the chain is garbled too, and a count and content
-// start garbled together (three fields of the page's header).
+// start garbled together (three fields of the page's header). The second
+// no check of the structure can tell: rows are appended in rowid order
+// from the page's end down, so every prefix of the pointer array tiles
+// from its lowest cell, and a cell deleted from the start of the content
+// area adjoins the live ones: with the count one higher it is vouched
+// for (by byContent when the content start is set to its cell, else by
+// byCount) as the page before the delete would be, and refusing it would
+// refuse a content start garbled alone (rev70 #7 item 3: a count
+// one higher with the content start at that cell or 256 below it brought
+// the deleted row back).
 
 // vouched returns the rowids of the cells of table-leaf page n (data),
 // which does not add up, that its structure vouches for (above), sorted.
