@@ -1,6 +1,11 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
+)
 
 // Malformed holds, as stored, the columns of a message that do not read
 // as their types: a row written outside mnemo (an import by SQL, a
@@ -32,10 +37,15 @@ type Malformed struct {
 // replay, the observer, a reindex): a column json.Unmarshal refused was
 // an error naming the message, which no read of the thread got past, and
 // [{"id":7}] read as no call while message_calls held the well-formed
-// elements of a mixed array.
+// elements of a mixed array. A member whose name is "id" or "name" in
+// another case ("ID"), or that an element names twice, is not whole
+// either (plainKeys): encoding/json matches names in any case and keeps
+// the last of two, the triggers match exactly; an element naming "id"
+// twice gives its last, as Postgres's trigger indexes it (SQLite's
+// indexes the first).
 func decodeToolCalls(stored string) (calls []ToolCall, whole bool) {
-	if json.Unmarshal([]byte(stored), &calls) == nil && named(calls) {
-		return calls, true // what Append writes: one decoding
+	if json.Unmarshal([]byte(stored), &calls) == nil && named(calls) && plainKeys(stored, len(calls)) {
+		return calls, true // what Append writes
 	}
 	var elems []json.RawMessage
 	if json.Unmarshal([]byte(stored), &elems) != nil {
@@ -48,6 +58,69 @@ func decodeToolCalls(stored string) (calls []ToolCall, whole bool) {
 		}
 	}
 	return calls, false
+}
+
+// callKeys are the member names of a call that message_calls' triggers
+// and Message.ToolCalls read, as Append writes them.
+var callKeys = [...]string{"id", "name"}
+
+// quotedKeys are callKeys quoted, as a JSON text spells them.
+var quotedKeys = [...]string{`"id"`, `"name"`}
+
+// plainKeys reports whether each of the n elements of the JSON array
+// stored names each of callKeys at most once and spelt exactly so (not
+// "ID", "Name"), as Append writes them: only then does encoding/json,
+// which matches a name in any case and keeps the last of two, read the
+// "id" the triggers read (json_extract, ->>: exact names). A text with no
+// \u escape that holds each, quoted, n times and in no other case is so
+// (every element names each: named): one scan, no decoding.
+func plainKeys(stored string, n int) bool {
+	if !strings.Contains(stored, `\u`) && quotedOnly(stored, n) {
+		return true
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal([]byte(stored), &elems) != nil {
+		return false
+	}
+	for _, el := range elems {
+		var seen [len(callKeys)]bool
+		for k := range jsonkey.Members(el) {
+			for i, want := range callKeys {
+				if strings.EqualFold(k, want) {
+					if k != want || seen[i] {
+						return false
+					}
+					seen[i] = true
+				}
+			}
+		}
+	}
+	return true
+}
+
+// quotedOnly reports whether s holds each of quotedKeys n times, and no
+// other case of it ("ID").
+func quotedOnly(s string, n int) bool {
+	for _, q := range quotedKeys {
+		if strings.Count(s, q) != n {
+			return false
+		}
+		folded := 0
+		for i := strings.IndexByte(s, '"'); i >= 0 && i+len(q) <= len(s); {
+			if strings.EqualFold(s[i:i+len(q)], q) {
+				folded++
+			}
+			j := strings.IndexByte(s[i+1:], '"')
+			if j < 0 {
+				break
+			}
+			i += 1 + j
+		}
+		if folded != n {
+			return false
+		}
+	}
+	return true
 }
 
 // named reports whether every call has an id and a name: a strict
