@@ -18,13 +18,20 @@ import (
 // from such a leaf (by the keys of its parent, which adds up) are kept
 // only when the page's structure still vouches for their cells:
 //
-//   - by its content start, when a cell that one of the first cell-count
-//     pointers names starts there (within the 3 bytes of a fragment): the
-//     other fields besides the count are then taken as garbled, and a
-//     pointer is vouched for when its cell lies inside the content area
-//     and in no freeblock (the chain ignored when it does not parse). A
-//     cell deleted from the start of the content area lies before it; one
-//     deleted elsewhere lies in a freeblock.
+//   - by its content start, when a cell that a pointer of the array
+//     names starts there (within the 3 bytes of a fragment): the other
+//     fields besides the count are then taken as garbled, and one of the
+//     first cell-count pointers is vouched for when its cell lies inside
+//     the content area and in no freeblock (the chain ignored when it
+//     does not parse). A cell deleted from the start of the content area
+//     lies before it; one deleted elsewhere lies in a freeblock. The
+//     pointer naming the content start's cell may lie past the count: a
+//     leaf's cells are written downward in rowid order, so its lowest
+//     cell is its last pointer's, and a count garbled lower leaves it
+//     out (readme71 F3: a count one lower with the fragment byte or the
+//     first freeblock garbled lost every row of the leaf, not the one).
+//     Rows are still vouched for only through the count's pointers: a
+//     pointer past it names no row SQLite returns.
 //   - else by its cell count, when the content start is what is garbled:
 //     every one of the first cell-count pointers names a cell past the
 //     array, in rowid order, none overlapping another or a freeblock of
@@ -70,16 +77,20 @@ func vouched(n int64, data []byte, usable int) []int64 {
 
 // byContent returns the rowids of the cells that the first h.ncell
 // pointers name inside the content area and outside the freeblocks
-// free; top reports whether one starts at the content start.
+// free; top reports whether a cell so placed starts at the content
+// start, named by one of those pointers or one past them.
 func byContent(h pageHeader, data []byte, usable int, free [][2]int) (ids []int64, top bool) {
-	for i := 0; i < h.ncell && h.array+2*i+2 <= h.content; i++ {
+	for i := 0; h.array+2*i+2 <= h.content && (i < h.ncell || !top); i++ {
 		off := int(binary.BigEndian.Uint16(data[h.array+2*i:]))
 		end, ok := cellEnd(h, data, off, usable)
 		if !ok || slices.ContainsFunc(free, func(s [2]int) bool { return off < s[1] && s[0] < end }) {
 			continue
 		}
-		id, _ := tableKey(h.typ, data[off:end])
-		ids, top = append(ids, id), top || off <= h.content+3
+		top = top || off <= h.content+3
+		if i < h.ncell {
+			id, _ := tableKey(h.typ, data[off:end])
+			ids = append(ids, id)
+		}
 	}
 	slices.Sort(ids)
 	return ids, top

@@ -61,26 +61,83 @@ func TestCopyTableLeafCellCount(t *testing.T) {
 }
 
 // TestCopyTableLeafCellCountUnreadable: a leaf whose count is one too low
-// and whose fragment count is garbled too does not add up by any count,
-// and SQLite reads it without an error, returning all its rows but the
-// last: that row is reported unreadable (by the keys of the interior page
-// that names the leaf), not lost with no range said (readme65 F1: the
-// unreadable rowids printed "-" while messages were lost).
+// and whose fragment count (or first freeblock) is garbled too does not
+// add up by any count, and SQLite reads it without an error, returning
+// all its rows but the last: that row is reported unreadable (by the keys
+// of the interior page that names the leaf), not lost with no range said
+// (readme65 F1: the unreadable rowids printed "-" while messages were
+// lost), and the others are kept: the content start's cell, named by the
+// pointer past the count, still vouches for them (readme71 F3: every row
+// of the leaf was dropped). The leaf has a freeblock: a row deleted with
+// secure_delete on, as mnemo does, which stays deleted.
 func TestCopyTableLeafCellCountUnreadable(t *testing.T) {
 	sound := filepath.Join(t.TempDir(), "sound.db")
 	writeFixture(t, sound, "t")
 	leaves, _ := leafRows(t, sound, "t")
 	page := byFirstRow(leaves)[len(leaves)/2]
-	path := filepath.Join(t.TempDir(), "damaged.db")
-	copyFile(t, sound, path)
-	setCellCount(t, path, page, func(n int) int { return n - 1 })
-	writeAt(t, path, (page-1)*pageSize+7, []byte{0x7f})
-	res, got := copyOne(t, path, "t")
-	last := leaves[page][len(leaves[page])-1]
-	if _, kept := got[last]; kept || !inRanges(res.Unreadable, last) {
-		t.Fatalf("row %d: kept %v, unreadable %v", last, kept, res.Unreadable)
+	ids := leaves[page]
+	erased := ids[len(ids)/2]
+	deleteRows(t, sound, "ON", erased)
+	ids = slices.DeleteFunc(slices.Clone(ids), func(id int64) bool { return id == erased })
+	last := ids[len(ids)-1]
+	at := (page - 1) * pageSize
+	for _, tc := range []struct {
+		name  string
+		off   int64
+		value []byte
+	}{
+		{"Fragments", 7, []byte{0x7f}},
+		{"FirstFreeblockZeroed", 1, []byte{0, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "damaged.db")
+			copyFile(t, sound, path)
+			setCellCount(t, path, page, func(n int) int { return n - 1 })
+			writeAt(t, path, at+tc.off, tc.value)
+			res, got := copyOne(t, path, "t")
+			if _, kept := got[last]; kept || !inRanges(res.Unreadable, last) {
+				t.Fatalf("row %d: kept %v, unreadable %v", last, kept, res.Unreadable)
+			}
+			if _, kept := got[erased]; kept {
+				t.Fatalf("deleted row %d kept", erased)
+			}
+			for id, row := range got {
+				if !same("t", row, id) {
+					t.Fatalf("row %d kept as %v", id, row)
+				}
+			}
+			for p, rows := range leaves {
+				for _, id := range rows {
+					if _, kept := got[id]; !kept && id != last && id != erased {
+						t.Fatalf("row %d of page %d lost (the leaf's last is %d; report %+v)", id, p, last, res)
+					}
+				}
+			}
+			if res.Garbled != 0 || res.Invalid != 0 || res.Kept != int64(fixtureRows-2) {
+				t.Fatalf("one row lost and one deleted, and the report says %+v", res)
+			}
+		})
 	}
-	verifyCopy(t, "t", res, got, leaves, map[int64]bool{page: true})
+}
+
+// deleteRows deletes the rows ids of table t of the database at path
+// with secure_delete set to mode (ON or OFF).
+func deleteRows(t testing.TB, path, mode string, ids ...int64) {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsnOf(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	if _, err := db.Exec(`PRAGMA secure_delete = ` + mode); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range ids {
+		if _, err := db.Exec(`DELETE FROM t WHERE id = ?`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 // TestCopyTableLeafCellCountKeepsErasure: with secure_delete off, rows
