@@ -179,15 +179,20 @@ func (c *SalvageCommand) printEnd(rep *engine.SalvageReport) error {
 // printKept says where the damaged file and the indexes derived from it
 // are kept and what to do with them: delete them once satisfied (they may
 // still hold erased text), unless the report could not count a loss
-// (UncountedMessages): then only to keep them, since the damaged file is
-// the only copy of those messages. (It told to keep the file and, on the
-// next line, to delete it.)
+// (UncountedMessages), or cannot tell whether there was one (Resumed: the
+// interrupted salvage's report was lost): then only to keep them, since
+// the damaged file is the only copy of those messages. (It told to keep
+// the file and, on the next line, to delete it.)
 func (c *SalvageCommand) printKept(rep *engine.SalvageReport) {
 	if u := rep.UncountedMessages; len(u) > 0 {
 		fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any): keep it, it is the only copy of the messages with rowids %s, which the salvage could not read and cannot count (restore them from a backup, or have the file's pages read by hand; it may still hold erased text)\n", rep.Damaged, rowidRanges(u))
 		if rep.KeptIndex != "" {
 			fmt.Fprintf(c.Stdout, "the indexes derived from it are kept as %s: keep them too, their shard snapshots may hold the text of those messages (nothing was restored from them)\n", rep.KeptIndex)
 		}
+		return
+	}
+	if rep.Resumed {
+		fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any): keep it, and the indexes kept beside it, if any: the interrupted salvage's report was lost, so whether it lost messages it could not count (their rowids unreadable while the threads table lost rows too) is unknown, and the file would be the only copy of them (it may still hold erased text)\n", rep.Damaged)
 		return
 	}
 	fmt.Fprintf(c.Stdout, "the damaged file is kept as %s (with its -wal and -shm, if any); it may still hold erased text: delete it once you are satisfied\n", rep.Damaged)
@@ -252,6 +257,10 @@ func (c *SalvageCommand) printLost(rep *engine.SalvageReport) {
 	if len(rep.Lost) == 0 {
 		if rep.WAL != nil && rep.WAL.Lost() {
 			fmt.Fprintln(c.Stdout, "no message of what SQLite recovered was lost (the write-ahead log's commits above aside)")
+			return
+		}
+		if rep.Resumed {
+			fmt.Fprintln(c.Stdout, "no message loss is recorded (the interrupted salvage's report, which would name a loss it could not count, was lost)")
 			return
 		}
 		fmt.Fprintln(c.Stdout, "no message lost")
