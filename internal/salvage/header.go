@@ -54,8 +54,8 @@ func FixHeader(path string) ([]string, error) {
 		notes = append(notes, "the file header's magic string (offset 0) was garbled: set to SQLite's")
 	}
 	if size, old := inferPageSize(f, st.Size(), h[20]), headerPageSize(h); size != 0 && size != old {
+		notes = append(notes, fmt.Sprintf("the file header's page size (offset 16) said %d bytes, the file's pages parse at %d: read so", rawPageSize(h), size))
 		binary.BigEndian.PutUint16(h[16:], uint16(size)) // 65536 is written as 1
-		notes = append(notes, fmt.Sprintf("the file header's page size (offset 16) said %d bytes, the file's pages parse at %d: read so", old, size))
 	}
 	if note := fixPageCount(h, st.Size()); note != "" {
 		notes = append(notes, note)
@@ -109,6 +109,16 @@ func headerPageSize(h []byte) int64 {
 		return 0
 	}
 	return n
+}
+
+// rawPageSize is the page size field of header h as it stands (offset
+// 16: 1 means 65536), valid or not (readme71 F7: an invalid 4128 was
+// reported as 0).
+func rawPageSize(h []byte) int {
+	if n := int(binary.BigEndian.Uint16(h[16:])); n != 1 {
+		return n
+	}
+	return 65536
 }
 
 // pageSizeSample is how many pages from the start of the file each page
