@@ -189,6 +189,7 @@ func assignmentRules() []Rule {
 			Verify:      notPlaceholder, verifyIn: notDirectoryOrLabel, lineMay: opAfter,
 			within: rejectedPart(assignment), cut: stringEnd(assignment), rawNamed: holdsCredentialTrigger},
 		keyAssignmentRule(),
+		qualifiedRule(),
 	}
 }
 

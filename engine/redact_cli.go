@@ -176,20 +176,23 @@ func cliValue(re *regexp.Regexp) func(s string, m []int) bool {
 }
 
 // credsPair reports whether v, a bare value bareSecret kept after a
-// flag of credsFlagEnds, is USER:PASSWORD with a password of lowercase letters
-// (lowercasePassword): --creds alice:hunterpw (readme68 F6: stored in
-// clear). A password that is itself a placeholder word (user:pass,
-// user:password) is an example and stays.
+// flag of credsFlagEnds, is USER:PASSWORD with a password of lowercase
+// letters (and '-', '_'), of any length: --creds alice:hunterpw (readme68
+// F6: stored in clear), --creds bob:abc (rev70: kept, as a password of
+// lowercase letters needed 4 of them). After such a flag the part after
+// the colon is the password whatever its length; prose writes no
+// user:pass pair after --creds. A password that is itself a placeholder
+// word (user:pass, user:password, user:null) is an example and stays.
 func credsPair(v string) bool {
 	user, pw, ok := strings.Cut(v, ":")
-	if !ok || user == "" {
+	if !ok || user == "" || pw == "" || strings.Trim(pw, "abcdefghijklmnopqrstuvwxyz-_") != "" {
 		return false
 	}
 	switch pw {
 	case "pass", "password", "passwd", "secret", "token", "pw", "pwd":
 		return false
 	}
-	return lowercasePassword(pw)
+	return !placeholders[pw]
 }
 
 // passwordSource reports whether val, after flag (cliFlag's group keep),

@@ -163,6 +163,9 @@ func TestRedactCommandLineKeys(t *testing.T) {
 		// form was replaced).
 		{"creds", "skopeo copy --creds alice:hunter2 docker://a docker://b", "skopeo copy --creds " + m + " docker://a docker://b"},
 		{"creds-lowercase", "podman pull --src-creds alice:hunterpw quay.io/x", "podman pull --src-creds " + m + " quay.io/x"},
+		// rev70: a password of 1 to 3 lowercase letters was kept.
+		{"creds-short-lowercase", "skopeo copy --creds bob:abc docker://a docker://b", "skopeo copy --creds " + m + " docker://a docker://b"},
+		{"creds-one-letter", "podman login --creds bob:x quay.io", "podman login --creds " + m + " quay.io"},
 		{"credentials", "podman login --credentials 'alice:S3cret!' quay.io", "podman login --credentials '" + m + "' quay.io"},
 		{"creds-example-kept", "skopeo copy --creds user:pass docker://a docker://b", "skopeo copy --creds user:pass docker://a docker://b"},
 		{"creds-prose-kept", "pass --credentials to the tool, or see the --creds flag", "pass --credentials to the tool, or see the --creds flag"},

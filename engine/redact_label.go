@@ -109,10 +109,14 @@ func howTo(v string) bool {
 // it a Secret"). A singular credential word with no article ("WiFi
 // password", "Passphrase", "API key") is a field, its value a secret
 // whatever its shape: a passphrase is a sentence too ("the quick brown fox
-// jumps over the lazy dog").
+// jumps over the lazy dog"). A possessive ("password's") is no plural: it
+// is the field's (rev70: "- **password's**: …" was read as a topic).
 func topicLabel(words string) bool {
 	f := strings.Fields(strings.ToLower(words))
 	last := strings.Trim(f[len(f)-1], `'’-`)
+	if strings.HasSuffix(last, "'s") || strings.HasSuffix(last, "’s") {
+		return false
+	}
 	if strings.HasSuffix(last, "s") && !strings.HasSuffix(last, "ss") {
 		return true // credentials, secrets, passwords, creds; not pass
 	}

@@ -80,3 +80,40 @@ func TestRedactLabelProse(t *testing.T) {
 		})
 	}
 }
+
+// TestRedactLabelQualified: a credential word with a bracketed or dashed
+// note before its colon, a possessive one and a password word in the
+// plural (rev70: each stored in clear) have their value replaced when it
+// has a secret's shape; a plural keeps a sentence after it, as a topic
+// label does, and a possessive is the field's, no topic.
+func TestRedactLabelQualified(t *testing.T) {
+	m := engine.RedactionMark
+	cases := []redactCase{
+		{"bracketed", "Password (home wifi): hunter2hunter2", "Password (home wifi): " + m},
+		{"bracketed-bold", "- **Password (home wifi)**: Tr0ub4dor&3", "- **Password (home wifi)**: " + m},
+		{"bracketed-after-bold", "**Password** (wifi): hunter2hunter2", "**Password** (wifi): " + m},
+		{"dashed", "- Password - Wifi: Tr0ub4dor&3", "- Password - Wifi: " + m},
+		{"dashed-en-dash", "* API key – staging server: 9f8e7d6c5b4a3f2e", "* API key – staging server: " + m},
+		{"bracketed-quoted", `log: "Password (wifi): abc123xyz" level=info`, `log: "Password (wifi): ` + m + `" level=info`},
+		{"bracketed-passphrase", "Passphrase (laptop): the quick brown fox jumps over the lazy dog", "Passphrase (laptop): " + m},
+		{"possessive", "- **password's**: Tr0ub4dor&3", "- **password's**: " + m},
+		{"possessive-sentence", "- **password's**: the quick brown fox jumps over the lazy dog", "- **password's**: " + m},
+		{"plural-label", "- WiFi passwords: Tr0ub4dor&3", "- WiFi passwords: " + m},
+		{"plural-prose-line", "I changed both passwords: hunter2 and swordfish", "I changed both passwords: " + m},
+		{"plural-bracketed", "Passwords (family): Tr0ub4dor&3 and hunter2hunter2", "Passwords (family): " + m},
+		{"creds-label", "- **Creds**: Tr0ub4dor&3", "- **Creds**: " + m},
+		// Kept: a sentence after a plural, a placeholder, usage counts.
+		{"plural-sentence", "Passwords: use a phrase that is easy for you to remember", ""},
+		{"plural-bracketed-sentence", "- **Passwords (family)**: Use a phrase that is easy for you to remember.", ""},
+		{"bracketed-reference", "Password (home wifi): $WIFI_PASSWORD", ""},
+		{"dashed-placeholder", "Password - Wifi: <your password>", ""},
+		{"token-counts", `{"prompt_tokens": 12, "total_tokens": 1500}`, ""},
+		{"tokens-plural", "tokens: 1500 in, 300 out", ""},
+	}
+	for i := range cases {
+		if cases[i].want == "" {
+			cases[i].want = cases[i].in // kept as written
+		}
+	}
+	checkRedact(t, cases)
+}
