@@ -107,8 +107,8 @@ func TestObserverHeapBounded(t *testing.T) {
 	}
 	runtime.KeepAlive(p)
 	res, err := o.Observe(ctx, "big", observe.Options{NoReflect: true})
-	if err != nil || len(res.Observations) != 2 {
-		t.Fatalf("observe: %v, %+v", err, res)
+	if err != nil || len(res.Observations) != 2 || !res.MaxRoundsReached {
+		t.Fatalf("observe: %v, %+v (want 2 observations, stopped at MaxRounds)", err, res)
 	}
 	if _, _, err := o.ObserveRange(ctx, "big", res.Pending.Next[0].Seq, res.Pending.Next[0].Seq+1); err != nil {
 		t.Fatal(err)

@@ -185,9 +185,10 @@ func New(cfg Config) (*Observer, error) {
 // Options adjust one Observe call. The zero value observes and reflects only
 // when their thresholds are reached.
 type Options struct {
-	// Force observes every unobserved turn older than the recent window, and
-	// reflects every thread with two or more live observations, whatever the
-	// thresholds and the back-off after an unusable answer.
+	// Force observes every unobserved turn older than the recent window
+	// (up to Config.MaxRounds calls per Observe: Result.MaxRoundsReached),
+	// and reflects every thread with two or more live observations,
+	// whatever the thresholds and the back-off after an unusable answer.
 	Force bool
 	// NoReflect skips the reflector.
 	NoReflect bool
@@ -217,7 +218,7 @@ const WaitNotice = time.Second
 // Observation (left out when none), "skipped": [Skip…] (left out when
 // none), "pending": Plan, "backoffs":
 // [Backoff…] (left out when none), "chunkCapTokens": n (left out when
-// 0)}.
+// 0), "maxRoundsReached": true (left out when false)}.
 type Result struct {
 	// Observations stored by this call, oldest range first; empty, not
 	// nil, when it stored none. A range whose observation already existed
@@ -247,11 +248,17 @@ type Result struct {
 	// (observe.chunkTokens in mnemo.json) at most this keeps it across
 	// restarts: mnemo observe says so.
 	ChunkCapTokens int `json:"chunkCapTokens,omitempty"`
+	// MaxRoundsReached is true when the observer stopped at
+	// Config.MaxRounds calls with turns still to observe (due, or
+	// pending under Options.Force): Observe called again goes on from
+	// there (mnemo observe does, until it is false). Left out when false.
+	MaxRoundsReached bool `json:"maxRoundsReached,omitempty"`
 }
 
 // Observe runs the observer on threadID while its pending tokens reach the
 // threshold (or, with opt.Force, while anything is pending), up to MaxRounds
-// calls, then the reflector when due. It always returns a Result, with an
+// calls (stopped there, Result.MaxRoundsReached is set: call it again to go
+// on), then the reflector when due. It always returns a Result, with an
 // error too when it stops on one: the Result lists what was stored before
 // the error, which stays stored (each observation moved the watermark);
 // the failed range, or the reflection, is tried again on the next call,
@@ -311,7 +318,11 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		}
 		res.Pending = *p
 		// Isolating refused content goes on though what is left is not due.
-		if p.Next == nil || (!p.Due && !opt.Force && refusedCap == 0) || round >= o.cfg.MaxRounds {
+		if p.Next == nil || (!p.Due && !opt.Force && refusedCap == 0) {
+			break
+		}
+		if round >= o.cfg.MaxRounds {
+			res.MaxRoundsReached = true
 			break
 		}
 		if !opt.Force && !o.backoff.observerWaiting(threadID, p.Next[0].Seq, o.cfg.Now()).IsZero() {

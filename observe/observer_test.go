@@ -112,8 +112,8 @@ func testRangeNeverSplitsToolGroup(t *testing.T, b backend) {
 				t.Fatal(err)
 			}
 			res, err := o.Observe(ctx, thread, observe.Options{NoReflect: true})
-			if err != nil {
-				t.Fatal(err)
+			if err != nil || res.MaxRoundsReached {
+				t.Fatalf("observe: %v, stopped at MaxRounds %v", err, res.MaxRoundsReached)
 			}
 			all := src.turns[thread]
 			var next int64 = 1

@@ -79,38 +79,50 @@ func (c *ObserveCommand) Run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer e.CloseContext(ctx)
-	res, err := e.Observe(ctx, *thread, observe.Options{Force: *force, NoReflect: *noReflect, Waiting: c.sayWaiting})
-	if res != nil && res.ChunkCapTokens > 0 {
+	printed := func(*observe.Result) {}
+	if !*asJSON {
+		printed = c.printObserved
+	}
+	res, err := observeAll(ctx, e, *thread, observe.Options{Force: *force, NoReflect: *noReflect, Waiting: c.sayWaiting}, printed)
+	if res == nil {
+		return err
+	}
+	if res.ChunkCapTokens > 0 {
 		fmt.Fprintln(c.Stderr, chunkCapLine(res.ChunkCapTokens))
 	}
-	if res != nil && *asJSON {
+	if *asJSON {
 		if perr := c.printJSON(res); perr != nil {
 			return perr
 		}
-	} else if res != nil {
-		for _, o := range res.Observations {
-			note := ""
-			if o.Content == "" {
-				note = "  (nothing worth keeping)"
-			}
-			fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d%s\n", o.ID, o.FromSeq, o.ToSeq, note)
-		}
-		for _, sk := range res.Skipped {
-			fmt.Fprintf(c.Stdout, "skipped    seq %d–%d  (the model endpoint refused their content: not observed, not sent again)\n", sk.FromSeq, sk.ToSeq)
-		}
-		if r := res.Reflection; r != nil {
-			fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %s\n", r.ID, r.FromSeq, r.ToSeq, count(len(r.Sources), "observation"))
-		}
-		p := res.Pending
-		fmt.Fprintln(c.Stdout, pendingLine(p))
-		for _, b := range res.Backoffs {
-			fmt.Fprintln(c.Stdout, backoffLine(b))
-		}
-		if *force && len(res.Observations) == 0 && p.PendingTurns == 0 {
-			c.sayNothingObservable(ctx, e, *thread, p.Watermark)
-		}
+		return err
+	}
+	if r := res.Reflection; r != nil {
+		fmt.Fprintf(c.Stdout, "reflected  %s  seq %d–%d  from %s\n", r.ID, r.FromSeq, r.ToSeq, count(len(r.Sources), "observation"))
+	}
+	p := res.Pending
+	fmt.Fprintln(c.Stdout, pendingLine(p))
+	for _, b := range res.Backoffs {
+		fmt.Fprintln(c.Stdout, backoffLine(b))
+	}
+	if *force && len(res.Observations) == 0 && p.PendingTurns == 0 {
+		c.sayNothingObservable(ctx, e, *thread, p.Watermark)
 	}
 	return err
+}
+
+// printObserved writes the observations and skips of res, one call of
+// observeAll, a line each.
+func (c *ObserveCommand) printObserved(res *observe.Result) {
+	for _, o := range res.Observations {
+		note := ""
+		if o.Content == "" {
+			note = "  (nothing worth keeping)"
+		}
+		fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d%s\n", o.ID, o.FromSeq, o.ToSeq, note)
+	}
+	for _, sk := range res.Skipped {
+		fmt.Fprintf(c.Stdout, "skipped    seq %d–%d  (the model endpoint refused their content: not observed, not sent again)\n", sk.FromSeq, sk.ToSeq)
+	}
 }
 
 // sayWaiting says on stderr that observe waits for another process
