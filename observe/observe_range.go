@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -170,10 +171,10 @@ func markAll(items []Item, untrusted bool) {
 // non-invalidated observation of the same range exists (a memoized call
 // repeated, or a concurrent caller), in which case obs becomes that row.
 // Retired rows count: a range condensed into a reflection is not observed
-// again. A skip of the range (skipOf) is no observation: a model's answer
-// over it replaces it (dropSkip). It stores nothing when an erasure in the
-// thread committed while the observer ran (ErrTurnsErased: memoKept,
-// turnsKept).
+// again. A skip (skipOf) is no observation: a model's answer over its
+// range, or over a range that contains it, replaces it (coveredSkips,
+// dropSkip). It stores nothing when an erasure in the thread committed
+// while the observer ran (ErrTurnsErased: memoKept, turnsKept).
 func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns []Turn) error {
 	btx, err := store.Begin(ctx, o.cfg.DB, nil)
 	if err != nil {
@@ -193,11 +194,11 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 	if err != nil {
 		return err
 	}
-	skip, err := skipOverwritten(ctx, tx, obs, existing)
+	skips, err := coveredSkips(ctx, tx, obs)
 	if err != nil {
 		return err
 	}
-	if len(existing) > 0 && !skip {
+	if len(existing) > 0 && !slices.ContainsFunc(skips, func(sk Observation) bool { return sk.ID == existing[0].ID }) {
 		key := obs.MemoKey
 		*obs = existing[0]
 		obs.MemoKey = key
@@ -210,8 +211,8 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 		return forgetAnswer(ctx, btx, obs, err)
 	}
 	now := o.cfg.Now().UTC()
-	if skip {
-		if err := dropSkip(ctx, tx, existing[0], now); err != nil {
+	for _, sk := range skips {
+		if err := dropSkip(ctx, tx, sk, now); err != nil {
 			return err
 		}
 	}
@@ -334,30 +335,42 @@ func insert(ctx context.Context, tx store.Conn, obs *Observation) error {
 	return nil
 }
 
-// skipOverwritten reports whether existing, the live observations of
-// obs's range, is a skip of it (an empty row whose skip record is in the
-// journal: skipTurns) that obs, a model's answer over the range
-// (ObserveRange), replaces. Before, storeObservation kept the skip: the
-// answer was recorded and never stored, ObserveRange returned the empty
-// row, and Skips still listed the range (rev70).
-func skipOverwritten(ctx context.Context, tx store.Conn, obs *Observation, existing []Observation) (bool, error) {
-	key := skipKey(obs.ThreadID, obs.FromSeq, obs.ToSeq)
-	if len(existing) == 0 || obs.MemoKey == key || existing[0].Content != "" || existing[0].RetiredAt != nil {
-		return false, nil
+// coveredSkips returns the skips (skipTurns) that obs, a model's answer
+// over its range (ObserveRange, retrySkip), replaces: the live empty rows
+// within obs's range whose skip record is in the journal; none when obs
+// is itself a skip. Before, storeObservation kept a skip of obs's range
+// (the answer was recorded and never stored, ObserveRange returned the
+// empty row: rev70), and a skip inside a wider range stayed listed by
+// Skips, and sent again under another model, beside the observation of
+// its turns (rev70 #5).
+func coveredSkips(ctx context.Context, tx store.Conn, obs *Observation) ([]Observation, error) {
+	if obs.MemoKey == skipKey(obs.ThreadID, obs.FromSeq, obs.ToSeq) {
+		return nil, nil
 	}
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, key).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
-	}
+	empty, err := query(ctx, tx, `SELECT `+obsColumns+` FROM observations
+		WHERE thread_id = ? AND from_seq >= ? AND to_seq <= ? AND level = ? AND content = ''
+		AND retired_at IS NULL AND invalidated_at IS NULL`, obs.ThreadID, obs.FromSeq, obs.ToSeq, LevelObservation)
 	if err != nil {
-		return false, fmt.Errorf("observe: store observation: %w", err)
+		return nil, err
 	}
-	return true, nil
+	var skips []Observation
+	for _, e := range empty {
+		var one int
+		err := tx.QueryRowContext(ctx, `SELECT 1 FROM journal WHERE scope = ? AND key = ?`,
+			journal.ScopeMemo, skipKey(e.ThreadID, e.FromSeq, e.ToSeq)).Scan(&one)
+		if errors.Is(err, sql.ErrNoRows) {
+			continue // observed, nothing worth keeping: no skip
+		}
+		if err != nil {
+			return nil, fmt.Errorf("observe: store observation: %w", err)
+		}
+		skips = append(skips, e)
+	}
+	return skips, nil
 }
 
 // dropSkip invalidates sk, the row of a skip an observation of its range
-// replaces (skipOverwritten), and deletes its skip record: the range is
+// or of a range containing it replaces (coveredSkips), and deletes its skip record: the range is
 // observed, no longer skipped.
 func dropSkip(ctx context.Context, tx store.Conn, sk Observation, now time.Time) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE observations SET invalidated_at = ? WHERE id = ?`, now.UnixMilli(), sk.ID); err != nil {

@@ -30,10 +30,12 @@ const SkipContentRefused = "content refused"
 //	observe|<thread>|skipped|<fromSeq>|<toSeq>
 //
 // never under the observer's key of the range, so ObserveRange over it
-// still asks the model. The record holds the seqs, the reason, the time
-// and the model, never the turns' text nor the endpoint's message (which
-// may quote them). An erasure in the thread forgets it with the thread's
-// other memo entries (Invalidate), and the turns left are observed again.
+// still asks the model; an answer over its range, or over a range that
+// contains it, replaces it (its row invalidated, its record deleted).
+// The record holds the seqs, the reason, the time and the model, never
+// the turns' text nor the endpoint's message (which may quote them). An
+// erasure in the thread forgets it with the thread's other memo entries
+// (Invalidate), and the turns left are observed again.
 // An observer under another model than the skip's (Model) sends its
 // turns again, once (retrySkips): an answer replaces the skip.
 type Skip struct {
