@@ -133,12 +133,30 @@ var ErrRequestRejected = errors.New("observe: the model endpoint rejected the re
 // content_filter, content_policy_violation, invalid_prompt or
 // ResponsibleAIPolicyViolation, or whose message speaks of a flagged
 // input, moderation, a content filter or policy, or a guardrail: Azure's
-// 400, OpenAI's 400, OpenRouter's 403), and by the error Observe and
-// Reflect return then. Another prompt may pass: only the call whose
-// prompt was refused backs off, that thread's observer or reflector, from
-// the first failure (1, 2, 4, then at most 8 minutes), with a WARN line
-// naming the thread; other threads' calls go on. Before, a 403 of
-// moderation was ErrModelRefused and held every thread's calls.
+// 400, OpenAI's 400, OpenRouter's 403). Another prompt may pass, so it
+// concerns the refused call alone; other threads' calls go on:
+//   - Observe's chunk refused is cut in two and sent again at once until
+//     the refused turns are alone (one message, or one tool-call group);
+//     those are then skipped (Skip: Result.Skipped, Skips), the thread
+//     observed past them, and Observe returns no error for them; but
+//     only once the endpoint answered a short harmless probe. The probe
+//     refused for its content too is ErrAllContentRefused (every call
+//     backs off); the probe failing otherwise (a timeout, a 5xx) skips
+//     nothing: Observe returns this error and the thread's observer backs
+//     off on those turns (1, 2, 4, then at most 8 minutes).
+//   - ObserveRange's range refused is returned, with a WARN line; nothing
+//     is skipped and nothing backs off.
+//   - A skip sent again under another model (Skip.Model, retrySkips)
+//     refused again is recorded, once the endpoint answered the probe,
+//     and not sent again under that model; the skip stays, and Observe
+//     returns no error for it.
+//   - The reflector's prompt refused is returned by Observe and Reflect
+//     and backs that thread's reflector off from the first refusal (1, 2,
+//     4, then at most 8 minutes), a WARN line each; the observer goes on.
+//
+// Before, a 403 of moderation was ErrModelRefused and held every thread's
+// calls, and an observer chunk refused backed the thread's observer off
+// and was sent again every 8 minutes for ever.
 var ErrContentRefused = errors.New("observe: the model endpoint refused the request's content (a content filter or moderation)")
 
 // ErrAllContentRefused is matched, besides ErrContentRefused and

@@ -369,8 +369,9 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 // the recent window or the watermark; it refuses (ErrConfig) a range that
 // ends just before a tool result (it would split a tool-call group) and one
 // that reaches into the pending turn (PendingStart: never distilled).
-// Its observation replaces the skips (Skip) of its range and of ranges
-// within it.
+// A range the endpoint refuses for its content is ErrContentRefused,
+// logged at WARN: nothing is skipped, nothing backs off. Its observation
+// replaces the skips (Skip) of its range and of ranges within it.
 // Waiting for another call on the thread honours ctx.
 func (o *Observer) ObserveRange(ctx context.Context, threadID string, fromSeq, toSeq int64) (*Observation, []byte, error) {
 	unlock, err := o.lock(ctx, threadID, Options{})
