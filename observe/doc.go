@@ -17,7 +17,8 @@
 // replays it. Erasure calls Invalidate in its
 // transaction: it invalidates the observations (and reflections) derived from
 // the erased turns and deletes the thread's memo entries (keys starting with
-// MemoPrefix(thread)), so nothing erased comes back through memoization.
+// MemoPrefix(thread)), so nothing erased comes back through memoization;
+// only the records of skips before the erased seq stay (no text).
 //
 // Search ranks live observations by BM25 for the opt-in recallObservations
 // tool (package tools); Render and Refs produce the system part and the
@@ -82,8 +83,8 @@
 //     journal with their seqs, the reason and the model only, and stored
 //     as an observation with empty Content, which moves the watermark
 //     past them; they are never sent again unless an erasure in the
-//     thread forgets the skip, or an observer under another model sends
-//     them again, once (retrySkips). A skip is made only once the
+//     thread at or before their last seq forgets the skip, or an
+//     observer under another model sends them again, once (retrySkips). A skip is made only once the
 //     endpoint answered a short harmless probe: when it refuses the
 //     probe's content too (ErrAllContentRefused), nothing is skipped.
 //   - The observer's empty list ({"observations": []}: nothing worth

@@ -3,6 +3,8 @@ package observe
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -16,7 +18,9 @@ import (
 // content; it also deletes the thread's memo entries from the journal, so a
 // later observer call over the same range cannot return an answer derived
 // from the erased turns (DESIGN.md, "Erasure": a summary cannot prove it
-// forgot one turn selectively, so it goes whole). Untouched sources of an
+// forgot one turn selectively, so it goes whole), but the records of the
+// skips (Skip) it leaves live, which end before fromSeq and hold no text
+// (skipRecordsKept). Untouched sources of an
 // invalidated reflection are live again. Rows are kept, with invalidated_at
 // set and empty content, so memctx references stay resolvable and replay can
 // report them. It returns the ids invalidated.
@@ -90,11 +94,70 @@ func Invalidate(ctx context.Context, tx store.Conn, threadID string, fromSeq int
 			}
 		}
 	}
+	keep, err := skipRecordsKept(ctx, tx, threadID, rows, hit)
+	if err != nil {
+		return nil, err
+	}
 	lo, hi := memoKeyRange(threadID)
-	if _, err := tx.ExecContext(ctx, store.DialectOfConn(tx).Text(forgetMemoSQLite, forgetMemoPostgres), lo, hi); err != nil {
+	q, args := store.DialectOfConn(tx).Text(forgetMemoSQLite, forgetMemoPostgres), []any{lo, hi}
+	if len(keep) > 0 {
+		q += ` AND key NOT IN (?` + strings.Repeat(`, ?`, len(keep)-1) + `)`
+		args = append(args, keep...)
+	}
+	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 		return nil, fmt.Errorf("observe: forget memo entries of %s: %w", threadID, err)
 	}
 	return ids, nil
+}
+
+// skipRecordsKept returns the memo keys of the records of the skips
+// Invalidate leaves live (rows, hit: those it invalidates): a skip's
+// (skipKey) and its refusals again under other models (skipRetryKey).
+// They hold seqs, reasons, times and models, no text, of turns not
+// erased. Before, Invalidate forgot them with the thread's other memo
+// entries: a skip before the erased seq kept its empty row, an
+// observation of nothing, its turns neither observed, nor listed by
+// Skips, nor sent again under another model.
+func skipRecordsKept(ctx context.Context, tx store.Conn, threadID string, rows []Observation, hit map[string]bool) ([]any, error) {
+	q := store.DialectOfConn(tx).Text(
+		`SELECT key FROM journal WHERE scope = '`+journal.ScopeMemo+`' AND (key = ? OR key >= ? AND key < ?)`,
+		`SELECT key FROM journal WHERE scope = '`+journal.ScopeMemo+`' AND (key = ? OR key COLLATE "C" >= ? AND key COLLATE "C" < ?)`)
+	var keep []any
+	for _, o := range rows {
+		if hit[o.ID] || o.Level != LevelObservation || o.Content != "" {
+			continue
+		}
+		retried := skipRetryKey(threadID, o.FromSeq, o.ToSeq, "")
+		keys, err := queryKeys(ctx, tx, q, skipKey(threadID, o.FromSeq, o.ToSeq), retried, retried[:len(retried)-1]+"}")
+		if err != nil {
+			return nil, fmt.Errorf("observe: skips of %s: %w", threadID, err)
+		}
+		if !slices.Contains(keys, skipKey(threadID, o.FromSeq, o.ToSeq)) {
+			continue // an observation of nothing
+		}
+		for _, k := range keys {
+			keep = append(keep, k)
+		}
+	}
+	return keep, nil
+}
+
+// queryKeys returns the first column of q's rows, strings.
+func queryKeys(ctx context.Context, tx store.Conn, q string, args ...any) ([]string, error) {
+	rows, err := tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var keys []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			return nil, err
+		}
+		keys = append(keys, k)
+	}
+	return keys, rows.Err()
 }
 
 // Invalidate's delete of a thread's memo entries, a range of keys in byte

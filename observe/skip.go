@@ -34,8 +34,9 @@ const SkipContentRefused = "content refused"
 // contains it, replaces it (its row invalidated, its record deleted).
 // The record holds the seqs, the reason, the time and the model, never
 // the turns' text nor the endpoint's message (which may quote them). An
-// erasure in the thread forgets it with the thread's other memo entries
-// (Invalidate), and the turns left are observed again.
+// erasure in the thread at or before its last seq forgets it with the
+// thread's other memo entries (Invalidate), and the turns left are
+// observed again; one after it keeps it.
 // An observer under another model than the skip's (Model) sends its
 // turns again, once (retrySkips): an answer replaces the skip.
 type Skip struct {
@@ -122,8 +123,8 @@ func skipOf(key string, out []byte) (*Skip, error) {
 
 // Skips lists the ranges of threadID the observer skipped (Skip), oldest
 // range first; empty when none. db is SQLite or Postgres with mnemo's
-// schema. An erasure in the thread forgets them (its turns are observed
-// again). Errors: the database's, and a record not of a skip's shape.
+// schema. An erasure in the thread forgets those from its seq on (their
+// turns are observed again). Errors: the database's, and a record not of a skip's shape.
 //
 // For mnemo's own packages: engine.Engine.ObserveSkips is the library's
 // way.

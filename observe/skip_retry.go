@@ -13,7 +13,7 @@ import (
 // skipRetryKey is the memo key recording that threadID's skip of
 // from..to was sent again, once, under model and refused again. It sorts
 // outside Skips' key range (…|skipped|…), and an erasure in the thread
-// forgets it with the thread's other memo entries.
+// forgets it with its skip (Invalidate).
 func skipRetryKey(threadID string, from, to int64, model string) string {
 	return fmt.Sprintf("%sskipretried|%d|%d|%s", MemoPrefix(threadID), from, to, model)
 }
