@@ -93,10 +93,10 @@ func TestSnapshotDecodeRunsForged(t *testing.T) {
 // goroutines and with one.
 func TestSnapshotChecksBeside(t *testing.T) {
 	good := snapshotBytes(t, fuzzShard(t, 300))
-	at, n := postingsAt(t, good)
-	list := func(i int) int { return at + 4 + 4*i } // term 0's i-th posting
+	offs, terms, n := postingsAt(t, good)
+	list := func(i int) int { return offs + 4*(terms+1) + 4*i } // term 0's i-th posting
 	u32 := func(b []byte, i int) uint32 { return binary.LittleEndian.Uint32(b[list(i):]) }
-	if c := binary.LittleEndian.Uint32(good[at:]); c < 2 {
+	if c := binary.LittleEndian.Uint32(good[offs+4:]); c < 2 {
 		t.Fatalf("term 0 has %d postings, want 2 or more", c)
 	}
 	for _, min := range []int{2, 1 << 30} {
@@ -122,9 +122,10 @@ func TestSnapshotChecksBeside(t *testing.T) {
 	}
 }
 
-// postingsAt returns where the postings of snapshot b begin (term 0's
-// count) and how many messages there are.
-func postingsAt(t *testing.T, b []byte) (at, n int) {
+// postingsAt returns where the postings offsets of snapshot b begin (v11:
+// term 0's, 0; the lists follow the terms+1 offsets), the number of terms
+// and how many messages there are.
+func postingsAt(t *testing.T, b []byte) (offs, terms, n int) {
 	t.Helper()
 	s := newShard("res", nil, false)
 	if err := s.reset(); err != nil {
@@ -153,5 +154,5 @@ func postingsAt(t *testing.T, b []byte) (at, n int) {
 	if _, err := s.readSpans(r, n, dims); err != nil {
 		t.Fatal(err)
 	}
-	return r.off, n
+	return (r.off + 3) / 4 * 4, len(s.stats.df), n
 }

@@ -65,9 +65,15 @@ import (
 //	  ords, in seq order), then its vector sum (topic.go: count, then for
 //	  a count above 0 its dimensions (u32), zero padding to a multiple of
 //	  8 bytes (v9) and its float64s, used in place)
-//	postings (postings.go), for each term: its entries (u32 count, zero
-//	  padding to a multiple of 4 bytes, the u32s: ord<<tfBits | tf, the
-//	  ords numbering the messages in file order)
+//	postings (postings.go; v11), T lists by term id: zero padding to a
+//	  multiple of 4 bytes, T+1 u32 offsets (in u32s, the first 0,
+//	  ascending), then every list's entries one after the other (list t
+//	  is the u32s [offset t, offset t+1)), each ord<<tfBits | tf, the
+//	  ords numbering the messages in file order, strictly ascending in a
+//	  list. (Up to v10 each list was a u32 count, zero padding to a
+//	  multiple of 4 bytes and its u32s: the load read every count, ~1,400
+//	  pages of lists spread over 5.7 MB at 100,000 messages, on the first
+//	  search's path; issue 14.)
 //	damaged ids (u32 count, then each)
 //	vectors: rows (u32), zero components (i64), signed (u32: the sign rows
 //	  are set), columns (u32, v5: 1 when the column blocks follow the
@@ -98,7 +104,7 @@ import (
 const (
 	snapMagic   = "mnemosnp"
 	snapEnd     = "mnemoend"
-	snapVersion = 10
+	snapVersion = 11
 	// snapAlign aligns the vector part for mapping with pages of up to 64
 	// KiB.
 	snapAlign  = 64 << 10
@@ -314,13 +320,7 @@ func (s *shard) writeMessagesPart(sw *snapWriter, embedder string) error {
 	if err != nil {
 		return err
 	}
-	for _, l := range lists {
-		sw.u32(uint32(len(l)))
-		sw.pad(4)
-		if len(l) > 0 {
-			sw.raw(unsafe.Pointer(&l[0]), 4*len(l))
-		}
-	}
+	sw.writePostings(lists)
 	ids := s.damagedIDs()
 	sw.u32(uint32(len(ids)))
 	for _, id := range ids {
@@ -391,6 +391,23 @@ func (sw *snapWriter) uint32s(vs []uint32) {
 	sw.pad(4)
 	if len(vs) > 0 {
 		sw.raw(unsafe.Pointer(&vs[0]), 4*len(vs))
+	}
+}
+
+// writePostings writes the postings lists (v11: the offsets of every
+// list, then the lists one after the other; see the format above).
+func (sw *snapWriter) writePostings(lists [][]uint32) {
+	offs := make([]uint32, 0, len(lists)+1)
+	at := uint32(0)
+	for _, l := range lists {
+		offs = append(offs, at)
+		at += uint32(len(l))
+	}
+	sw.uint32s(append(offs, at))
+	for _, l := range lists {
+		if len(l) > 0 {
+			sw.raw(unsafe.Pointer(&l[0]), 4*len(l))
+		}
 	}
 }
 

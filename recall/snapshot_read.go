@@ -390,16 +390,30 @@ func sortedPermutation(order []uint32, key func(uint32) string) bool {
 	return true
 }
 
-// readPostings reads each term's postings list, used in place (a list
-// that grows is copied by append): ords of the n messages read, strictly
-// ascending, each with a frequency (checked beside the decoding:
-// snapReader.later).
+// readPostings reads each term's postings list (v11: the offsets, then
+// the lists), used in place (a list that grows is copied by append): ords
+// of the n messages read, strictly ascending, each with a frequency
+// (checked beside the decoding: snapReader.later). Only the offsets are
+// read here; the lists' bytes are first read by that check.
 func (s *shard) readPostings(r *snapReader, n int) error {
 	p := &s.post
+	offs := r.uint32s(len(s.stats.df) + 1)
+	if r.err != nil {
+		return r.err
+	}
+	total := offs[len(offs)-1]
+	all := r.uint32s(int(total))
+	if r.err != nil {
+		return r.err
+	}
 	p.lists = make([][]uint32, len(s.stats.df))
+	at := uint32(0)
 	for t := range p.lists {
-		if p.lists[t] = r.uint32s(r.count(4)); r.err != nil {
-			return r.err
+		if offs[t] != at || offs[t+1] < at || offs[t+1] > total {
+			return fmt.Errorf("%w: postings offset of term %d", errSnapshot, t)
+		}
+		if at = offs[t+1]; at > offs[t] {
+			p.lists[t] = all[offs[t]:at:at]
 		}
 	}
 	lists := p.lists
