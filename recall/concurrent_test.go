@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/internal/enginetest/synth"
@@ -55,6 +56,53 @@ func TestConcurrentChannels(t *testing.T) {
 			t.Fatalf("query %d %q: no hits", i, queries[i].Text)
 		}
 	}
+}
+
+// TestParallelSearchesOneShard: searches of one large resource run from
+// six goroutines at once answer exactly what each answers alone (hits,
+// scores to the last bit, statuses), lexical and hybrid. They share the
+// shard's lexical scratch (its slot, else the pool: scratchSlot), which
+// a search of at least zeroAsyncMin scored messages zeroes on a
+// goroutine of its own (lexScratch.release) that the next taker waits
+// for; at 12,000 messages the own scores span three windows of
+// wordScores. Run it with -race.
+func TestParallelSearchesOneShard(t *testing.T) {
+	ix, c := synthIndex(t, synth.Config{Messages: 12000, Resources: 1}, recall.Tuning{})
+	var queries []recall.Query
+	for i := range 24 {
+		sq := c.Query(i, 1)
+		// Three queries' words: most score more than zeroAsyncMin messages.
+		text := sq.Text + " " + c.Query(i+7, 1).Text + " " + c.Query(i+14, 1).Text
+		mode := []recall.Mode{recall.ModeLexical, recall.ModeHybrid}[i%2]
+		queries = append(queries, recall.Query{Text: text, ResourceID: sq.ResourceID, ThreadID: sq.ThreadID,
+			Options: recall.Options{TopK: 8, Mode: mode}})
+	}
+	alone := make([]*recall.Result, len(queries))
+	for i, q := range queries {
+		r, err := ix.Search(context.Background(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone[i] = r
+	}
+	var wg sync.WaitGroup
+	for g := range 6 {
+		wg.Go(func() {
+			for k := range queries {
+				i := (k + 4*g) % len(queries)
+				r, err := ix.Search(context.Background(), queries[i])
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				if !reflect.DeepEqual(r, alone[i]) {
+					t.Errorf("query %d (%s) in parallel: %+v, alone %+v", i, queries[i].Options.Mode, r, alone[i])
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestGoCatchPanics checks that a panic in the lexical goroutine is raised
