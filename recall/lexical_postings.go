@@ -369,6 +369,7 @@ func (sc *lexScratch) wordScores(ctx context.Context, s *shard, ls *lexScoring, 
 		}
 		base := next &^ (ownWindow - 1)
 		end := base + ownWindow
+		sc.winDirty = true
 		for j, l := range lists {
 			idf, t, h := ls.idfs[j], ls.qids[j], heads[j]
 			for ; h < len(l) && l[h]>>tfBits < end; h++ {
@@ -390,6 +391,7 @@ func (sc *lexScratch) wordScores(ctx context.Context, s *shard, ls *lexScoring, 
 			}
 			marks[i] = 0
 		}
+		sc.winDirty = false
 	}
 }
 

@@ -312,3 +312,56 @@ func TestLexScratchSparse(t *testing.T) {
 		t.Fatalf("the scratch took %d bytes for %d ords, want at most %d", got, n, most)
 	}
 }
+
+// TestLexScratchWindowAfterPanic: a search whose lexical channel panics
+// in the middle of one of wordScores's windows (a postings list read out
+// of range: a snapshot copied over in place with other bytes, which
+// Search recovers, snapshot_fault.go) gives back a scratch whose window
+// the next search starts from zero. Before, the weights added to the
+// window before the panic stayed in it, and the next search of the shard
+// (or of another, through the pool) added them to the own scores of the
+// messages at the same places of its windows.
+func TestLexScratchWindowAfterPanic(t *testing.T) {
+	lex, ix, s := memShard(t)
+	const n = ownWindow + 904 // a second window, ords past the last up to its end
+	rng := rand.New(rand.NewPCG(72, 1))
+	for i := range n {
+		words := []string{"order", "ledger"}
+		for range rng.IntN(6) {
+			words = append(words, postingsWords[rng.IntN(len(postingsWords))])
+		}
+		d := Doc{ID: fmt.Sprintf("m%05d", i), ThreadID: fmt.Sprintf("t%d", i/50), ResourceID: "r", Seq: int64(i%50 + 1), Role: "user", Content: strings.Join(words, " ")}
+		s.putDoc(&d, lex)
+	}
+	o, err := Options{TopK: 20, Mode: ModeLexical}.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := ix.channelQuery(s, Query{Text: "order ledger", ResourceID: "r"}, o, "", nil)
+	want, err := ix.lexicalPostings(q)
+	if err != nil || len(want) == 0 {
+		t.Fatalf("%d hits, %v", len(want), err)
+	}
+	// ledger's postings end with an ord past the shard's, in the last
+	// window: order's postings of that window are summed, then ledger's
+	// read of the ord's length panics.
+	p, ledger := &s.post, q.lex.qids[1]
+	good := p.lists[ledger]
+	p.lists[ledger] = append(slices.Clip(good), uint32(len(p.lens))<<tfBits|1)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Fatal("the garbled postings did not panic")
+			}
+		}()
+		ix.lexicalPostings(q)
+	}()
+	p.lists[ledger] = good
+	got, err := ix.lexicalPostings(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("after a search that panicked, %v; before it %v", got[:3], want[:3])
+	}
+}

@@ -39,13 +39,16 @@ type lexScratch struct {
 	lists      [][]uint32 // wordScores's query terms' postings (nil when released)
 	heads      []int      // wordScores's position in each of lists
 	// win and winMask are wordScores's window of scores and masks by
-	// ord, all zero between windows.
-	win     *[ownWindow]float64
-	winMask *[ownWindow]uint64
-	cands   []lexCand
-	dateAt  []int                    // dateOwn's position in each date's ords
-	keep    *scratchSlot[lexScratch] // where release returns it first (nil: the pool)
-	ords    int                      // the shard's ords when taken
+	// ord, all zero between windows; winDirty is set while a window is
+	// summed, and stays set when wordScores stopped inside one (a panic:
+	// release zeroes them).
+	win      *[ownWindow]float64
+	winMask  *[ownWindow]uint64
+	winDirty bool
+	cands    []lexCand
+	dateAt   []int                    // dateOwn's position in each date's ords
+	keep     *scratchSlot[lexScratch] // where release returns it first (nil: the pool)
+	ords     int                      // the shard's ords when taken
 	// zeroing is 1 while release's goroutine zeroes what the last search
 	// set; the next taker waits for it.
 	zeroing sync.WaitGroup
@@ -229,7 +232,8 @@ func maskAt(masks []uint64, i int) uint64 {
 }
 
 // release zeroes the marks the search set (on a goroutine of its own from
-// zeroAsyncMin scored messages, which the next taker waits for) and returns
+// zeroAsyncMin scored messages, which the next taker waits for), and the
+// window of wordScores when the search panicked inside one, and returns
 // sc to its slot, or to the pool when the slot holds another or sc is too
 // large for the shard.
 func (sc *lexScratch) release() {
@@ -237,6 +241,14 @@ func (sc *lexScratch) release() {
 		sc.masks = sc.mask[:0]
 	}
 	clear(sc.lists[:cap(sc.lists)])
+	if sc.winDirty {
+		// A panic inside a window (a snapshot changed under its mapping:
+		// a fault or a read out of range, which Search recovers): the
+		// next search sums from zero.
+		clear(sc.win[:])
+		clear(sc.winMask[:])
+		sc.winDirty = false
+	}
 	if len(sc.touched) >= zeroAsyncMin {
 		sc.zeroing.Add(1)
 		go func() {
