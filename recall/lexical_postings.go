@@ -337,8 +337,8 @@ func (sc *lexScratch) wordScores(ctx context.Context, s *shard, ls *lexScoring, 
 	lists := sc.lists[:0]
 	for _, t := range ls.qids {
 		var l []uint32
-		if t != noTerm && int(t) < len(p.lists) {
-			l = p.lists[t]
+		if t != noTerm && int(t) < p.terms() {
+			l = p.list(t)
 		}
 		lists = append(lists, l)
 	}

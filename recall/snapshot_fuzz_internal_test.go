@@ -239,11 +239,11 @@ func TestSnapshotRoundTrip(t *testing.T) {
 func postingsByTerm(s *shard) map[string]string {
 	out := map[string]string{}
 	for term, id := range s.stats.ids.all() {
-		if int(id) >= len(s.post.lists) || len(s.post.lists[id]) == 0 {
+		if int(id) >= s.post.terms() || len(s.post.list(id)) == 0 {
 			continue
 		}
 		var ps []string
-		for _, v := range s.post.lists[id] {
+		for _, v := range s.post.list(id) {
 			ps = append(ps, fmt.Sprintf("%s:%d", s.post.byOrd[v>>tfBits].doc.ID, s.post.tf(v, id, s.termSums)))
 		}
 		slices.Sort(ps)

@@ -3,6 +3,7 @@ package recall
 import (
 	"bytes"
 	"encoding/binary"
+	"reflect"
 	"testing"
 	"unsafe"
 )
@@ -11,16 +12,23 @@ import (
 // lie one after the other in the snapshot's mapped messages part, after
 // their offsets, so that the load reads the offsets only (up to format 10
 // each list followed its own count, which the load read: a page of lists
-// after another); they hold what the built shard's hold.
+// after another), and makes no slice of them until a write (postings.own);
+// they hold what the built shard's hold, before and after.
 func TestSnapshotPostingsInPlace(t *testing.T) {
 	built := fuzzShard(t, 1100)
 	s, err := loadSnapshotBytes(t, snapshotBytes(t, built))
 	if err != nil {
 		t.Fatal(err)
 	}
+	if s.post.lists != nil {
+		t.Fatalf("the load made %d lists", len(s.post.lists))
+	}
 	part := s.text.chunks[0].mem
 	lo := uintptr(unsafe.Pointer(unsafe.SliceData(part)))
-	lists := s.post.lists
+	var lists [][]uint32
+	for term := range s.post.terms() {
+		lists = append(lists, s.post.list(uint32(term)))
+	}
 	if len(lists) == 0 || len(lists[0]) == 0 {
 		t.Fatal("no postings, or the first term's list is empty")
 	}
@@ -44,6 +52,22 @@ func TestSnapshotPostingsInPlace(t *testing.T) {
 	}
 	if a != b {
 		t.Fatalf("%d postings loaded, %d built", b, a)
+	}
+	want := postingsByTerm(built)
+	if got := postingsByTerm(s); !reflect.DeepEqual(got, want) {
+		t.Fatal("the loaded postings differ from the built shard's")
+	}
+	s.post.own() // as a write does
+	if len(s.post.lists) != len(lists) || s.post.offs != nil {
+		t.Fatalf("after own: %d lists, offsets kept %v", len(s.post.lists), s.post.offs != nil)
+	}
+	for term, l := range lists {
+		if got := s.post.list(uint32(term)); len(got) != len(l) || &got[0] != &l[0] {
+			t.Fatalf("term %d: its list moved or changed at own", term)
+		}
+	}
+	if got := postingsByTerm(s); !reflect.DeepEqual(got, want) {
+		t.Fatal("the postings differ from the built shard's after own")
 	}
 }
 

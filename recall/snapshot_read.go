@@ -390,13 +390,13 @@ func sortedPermutation(order []uint32, key func(uint32) string) bool {
 	return true
 }
 
-// readPostings reads each term's postings list (v11: the offsets, then
-// the lists), used in place (a list that grows is copied by append): ords
-// of the n messages read, strictly ascending, each with a frequency
-// (checked beside the decoding: snapReader.later). Only the offsets are
-// read here; the lists' bytes are first read by that check.
+// readPostings reads the offsets of each term's postings list (v11) and
+// keeps them beside the lists, used in place (postings.list; a write makes
+// the lists: postings.own): ords of the n messages read, strictly
+// ascending, each with a frequency (checked beside the decoding:
+// snapReader.later). Only the offsets are read here; the lists' bytes are
+// first read by that check.
 func (s *shard) readPostings(r *snapReader, n int) error {
-	p := &s.post
 	offs := r.uint32s(len(s.stats.df) + 1)
 	if r.err != nil {
 		return r.err
@@ -406,21 +406,19 @@ func (s *shard) readPostings(r *snapReader, n int) error {
 	if r.err != nil {
 		return r.err
 	}
-	p.lists = make([][]uint32, len(s.stats.df))
 	at := uint32(0)
-	for t := range p.lists {
+	for t := range len(offs) - 1 {
 		if offs[t] != at || offs[t+1] < at || offs[t+1] > total {
 			return fmt.Errorf("%w: postings offset of term %d", errSnapshot, t)
 		}
-		if at = offs[t+1]; at > offs[t] {
-			p.lists[t] = all[offs[t]:at:at]
-		}
+		at = offs[t+1]
 	}
-	lists := p.lists
+	p := &s.post
+	p.lists, p.file, p.offs = nil, all, offs
 	r.check(func() error {
-		for t, l := range lists {
+		for t := range len(offs) - 1 {
 			prev := -1
-			for _, v := range l {
+			for _, v := range all[offs[t]:offs[t+1]] {
 				o := int(v >> tfBits)
 				if o <= prev || o >= n || v&tfMax == 0 {
 					return fmt.Errorf("%w: postings of term %d", errSnapshot, t)
