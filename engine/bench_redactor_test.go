@@ -12,7 +12,8 @@ import (
 // (many credential names, key-block openings that never close, long
 // base64 runs after scheme words, brackets), and all of them mixed; a log
 // whose every 50th line names a key; credential assignments one a line;
-// one line of quoted strings each assigning a credential.
+// one line of quoted strings each assigning a credential; transcripts of
+// red67's and red70's shapes; an HAR log, one JSON document.
 func redactorInputs() []struct{ name, text string } {
 	const mb = 1 << 20
 	fill := func(unit string) string { return strings.Repeat(unit, mb/len(unit)+1)[:mb] }
@@ -69,7 +70,19 @@ func redactorInputs() []struct{ name, text string } {
 	for _, u := range lines {
 		out = append(out, struct{ name, text string }{u.name, fill(u.unit)})
 	}
-	return out
+	return append(out, struct{ name, text string }{"har-document", harDocument(mb)})
+}
+
+// harDocument is an HAR log of about size bytes, one JSON document (red71:
+// its cookie lists are walked, docWalk.cookieJar): entries whose request
+// has header and cookie lists and whose response has an empty one.
+func harDocument(size int) string {
+	const entry = `{"request": {"method": "GET", "url": "https://app.example.com/api/v1/items?page=2", ` +
+		`"headers": [{"name": "Accept", "value": "application/json"}, {"name": "Cookie", "value": "sessionid=abc123def456; lang=en"}], ` +
+		`"cookies": [{"name": "sessionid", "value": "abc123def456", "domain": ".example.com", "httpOnly": true}, {"name": "lang", "value": "en"}]}, ` +
+		`"response": {"status": 200, "cookies": [], "content": {"size": 5120, "text": "{\"items\": [1, 2, 3]}"}}, "time": 12.5}`
+	entries := strings.Repeat(entry+", ", size/(len(entry)+2))
+	return `{"log": {"entries": [` + entries + entry + `]}}`
 }
 
 // BenchmarkRedactorMB measures DefaultRedactor on 1 MB of each text of

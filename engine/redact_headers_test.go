@@ -38,7 +38,8 @@ func TestRedactHeaderLists(t *testing.T) {
 // 0-3 characters, a cleared cookie and an example's placeholder stay.
 // red67: every replaced row was stored in clear (but token=, a
 // credential name); red70 added curl's -b and --cookie, document.cookie
-// and cookie maps (cookies={'sid': …}).
+// and cookie maps (cookies={'sid': …}); red71 a JSON document's cookie
+// maps and cookie lists (HAR, Playwright's storageState).
 func TestRedactCookies(t *testing.T) {
 	m := engine.RedactionMark
 	checkRedact(t, []redactCase{
@@ -88,5 +89,23 @@ func TestRedactCookies(t *testing.T) {
 		{"short-cleared-reference-kept", "Cookie: a=b; lang=en\nSet-Cookie: sid=deleted; Expires=Thu, 01 Jan 1970 00:00:00 GMT\ncookie: sid=$SESSION_ID",
 			"Cookie: a=b; lang=en\nSet-Cookie: sid=deleted; Expires=Thu, 01 Jan 1970 00:00:00 GMT\ncookie: sid=$SESSION_ID"},
 		{"names-kept", "cookie_name=sessionid; set cookie sid in the browser", "cookie_name=sessionid; set cookie sid in the browser"},
+		// red71: a JSON document's cookie map and cookie list (HAR,
+		// Playwright's storageState) were redacted string by string, and
+		// stored in clear.
+		{"json-cookie-map", `{"cookies": {"sessionid": "abc123def456ghi"}}`, `{"cookies": {"sessionid": "` + m + `"}}`},
+		{"json-cookie-list", `{"cookies": [{"name": "sid", "value": "abc123def456ghi"}]}`, `{"cookies": [{"name": "sid", "value": "` + m + `"}]}`},
+		{"har-cookies", `{"log": {"entries": [{"request": {"cookies": [{"name": "sid", "value": "abc123def456ghi", "domain": ".x.com", "httpOnly": true}], "headers": []}}]}}`,
+			`{"log": {"entries": [{"request": {"cookies": [{"name": "sid", "value": "` + m + `", "domain": ".x.com", "httpOnly": true}], "headers": []}}]}}`},
+		{"storage-state-value-first", "{\n  \"cookies\": [\n    {\"value\": \"Xy9aB3kLmN0pQ\", \"name\": \"__Host-sid\", \"path\": \"/\"}\n  ]\n}",
+			"{\n  \"cookies\": [\n    {\"value\": \"" + m + "\", \"name\": \"__Host-sid\", \"path\": \"/\"}\n  ]\n}"},
+		{"json-cookies-in-log-line", `INFO saved state={"Cookies": {"sid": "abc123def456ghi", "lang": "en"}} ok`,
+			`INFO saved state={"Cookies": {"sid": "` + m + `", "lang": "en"}} ok`},
+		{"json-request-cookies-escaped", `{"requestCookies": [{"name": "sid", "value": "abc\u0031def456ghi"}]}`,
+			`{"requestCookies": [{"name": "sid", "value": "` + m + `"}]}`},
+		{"json-cookies-short-deleted-kept", `{"cookies": [{"name": "lang", "value": "en"}, {"name": "sid", "value": "deleted"}]}`,
+			`{"cookies": [{"name": "lang", "value": "en"}, {"name": "sid", "value": "deleted"}]}`},
+		{"json-cookies-prose-kept", `{"cookies": {"oatmeal": "raisin and chocolate"}}`, `{"cookies": {"oatmeal": "raisin and chocolate"}}`},
+		{"json-cookies-nested-kept", `{"cookies": {"n": 3, "x": {"a": "abc123def456ghi"}}, "other": {"name": "sid", "value": "abc123def456ghi"}}`,
+			`{"cookies": {"n": 3, "x": {"a": "abc123def456ghi"}}, "other": {"name": "sid", "value": "abc123def456ghi"}}`},
 	})
 }

@@ -75,6 +75,9 @@ type docWalk struct {
 	// pairs maps the start of a string that is a header field's value
 	// in a list of header fields to the field's name (headerList).
 	pairs map[int]string
+	// cookies holds the start of each string that is a cookie's value
+	// under a key ending in "cookies" (cookieJar).
+	cookies map[int]bool
 }
 
 // underKey is a key of docWalk.under and the index where its value ends.
@@ -116,8 +119,13 @@ func (w *docWalk) stringAt(i int) int {
 		vend := numberEnd(s, v)
 		w.number(v, vend, key, true)
 		return vend
-	case (c == '{' || c == '[') && w.r.pf.named(marshalString(key)+": "):
-		w.under = append(w.under, underKey{key, containerEnd(s, v)})
+	case c == '{' || c == '[':
+		if cookiesKey(key) {
+			w.cookieJar(v)
+		}
+		if w.r.pf.named(marshalString(key) + ": ") {
+			w.under = append(w.under, underKey{key, containerEnd(s, v)})
+		}
 	}
 	return v
 }
@@ -157,7 +165,8 @@ func (w *docWalk) outer(i int) []underKey {
 }
 
 // value redacts the string s[from:to] decoded, and after its key when
-// keyed (pairValue), and after each key of w.under it is inside.
+// keyed (pairValue), and after each key of w.under it is inside; a
+// cookie's value (w.cookies) is replaced whole (cookieValue).
 func (w *docWalk) value(from, to int, key string, keyed bool) {
 	v := decodeString(w.s[from:to])
 	red := w.r.redactText(v)
@@ -169,6 +178,9 @@ func (w *docWalk) value(from, to int, key string, keyed bool) {
 	}
 	if name, ok := w.pairs[from]; ok {
 		red = w.pairValue(name, red)
+	}
+	if w.cookies[from] && cookieValue(v) {
+		red = RedactionMark
 	}
 	if red != v {
 		w.put(from, to, marshalString(red))
