@@ -165,7 +165,7 @@ func cliValue(re *regexp.Regexp) func(s string, m []int) bool {
 	keep, v := re.SubexpIndex("keep"), re.SubexpIndex("v")
 	return func(s string, m []int) bool {
 		flag, val := firstGroup(s, m, re, keep), firstGroup(s, m, re, v)
-		if passwordSource(flag, val) {
+		if passwordSource(flag, val) || filePath(val) {
 			return false
 		}
 		if !quotedOrBareSecret(val) {
@@ -194,6 +194,28 @@ func credsPair(v string) bool {
 	}
 	return !placeholders[pw]
 }
+
+// filePath reports whether v, a flag's value (quoted or not), names a
+// file, as --credentials ~/creds.json does (red71: it was replaced, '~'
+// being a symbol): it starts with ~/, ./, ../, $HOME/ or ${HOME}/, or
+// is a path from a system's top directory (/etc/…, /home/…, /Users/…),
+// or a name, or an absolute path, whose last part ends in a credential
+// file's or a config file's extension (creds.json, sa-key-2.json,
+// /run/app/token.txt). No shell word the flags take a secret from is
+// written so; the price: a password spelled as one (Hunter2.txt) stays.
+func filePath(v string) bool {
+	if len(v) > 2 && (v[0] == '"' || v[0] == '\'') && v[len(v)-1] == v[0] {
+		v = v[1 : len(v)-1]
+	}
+	return pathStart.MatchString(v) || namedFile.MatchString(v)
+}
+
+// pathStart is the start of a path filePath takes whatever follows.
+var pathStart = regexp.MustCompile(`^(?:~|\.\.?|\$HOME|\$\{HOME\})/|^/(?:etc|home|run|var|tmp|Users|root|opt|mnt|srv|usr|secrets)/`)
+
+// namedFile is a file name, or an absolute path of such names, with an
+// extension a credential or a config file has.
+var namedFile = regexp.MustCompile(`(?i)^/?(?:[\w.-]+/)*[\w.-]*\w\.(?:json|ya?ml|txt|ini|cfg|conf|toml|env|xml|pem|key|crt|p12|pfx|jks|properties|netrc|gpg|asc)$`)
 
 // passwordSource reports whether val, after flag (cliFlag's group keep),
 // is an openssl password source given to pkcs12's -password: env:PW and

@@ -184,6 +184,22 @@ func TestRedactCommandLineKeys(t *testing.T) {
 		{"openssl-kdfopt-reference-kept", "openssl kdf -keylen 16 -kdfopt key:\"$KEY\" -kdfopt salt:NaCl -kdfopt info:label HKDF",
 			"openssl kdf -keylen 16 -kdfopt key:\"$KEY\" -kdfopt salt:NaCl -kdfopt info:label HKDF"},
 		{"creds-user-kept", "skopeo copy --creds alice docker://a docker://b", "skopeo copy --creds alice docker://a docker://b"},
+		// red71: the value of an openssl option's key:value pair ran to
+		// the end of the line (the assignment rule's secret: X), and a
+		// file's path after --credentials was replaced.
+		{"openssl-pkeyopt-secret", "openssl pkeyutl -derive -kdf HKDF -kdflen 32 -pkeyopt secret:s3cr3tKey -pkeyopt salt:NaCl -in a -out b",
+			"openssl pkeyutl -derive -kdf HKDF -kdflen 32 -pkeyopt secret:" + m + " -pkeyopt salt:NaCl -in a -out b"},
+		{"openssl-kdfopt-hexsecret", "openssl kdf -keylen 16 -kdfopt hexsecret:0a0b0c0d0e0f -kdfopt hexsalt:0102 -kdfopt info:label HKDF",
+			"openssl kdf -keylen 16 -kdfopt hexsecret:" + m + " -kdfopt hexsalt:0102 -kdfopt info:label HKDF"},
+		{"kdfopt-secret-continued-line", "    -kdfopt secret:s3cr3tKey -kdfopt salt:NaCl HKDF", "    -kdfopt secret:" + m + " -kdfopt salt:NaCl HKDF"},
+		{"kdfopt-secret-in-string", `log: "openssl kdf -kdfopt secret:s3cr3tKey -kdfopt salt:NaCl HKDF" rc=0`,
+			`log: "openssl kdf -kdfopt secret:` + m + ` -kdfopt salt:NaCl HKDF" rc=0`},
+		{"kdfopt-secret-reference-kept", "openssl kdf -kdfopt secret:$SECRET -kdfopt salt:NaCl HKDF", "openssl kdf -kdfopt secret:$SECRET -kdfopt salt:NaCl HKDF"},
+		{"credentials-home-path-kept", "gcloud auth login --credentials ~/creds.json --quiet", "gcloud auth login --credentials ~/creds.json --quiet"},
+		{"credentials-paths-kept", "t --creds $HOME/creds.json; t --credentials /home/Bob/creds-2024.json; t --password ~/pw.txt; t --credentials 'sa-key-2.json'",
+			"t --creds $HOME/creds.json; t --credentials /home/Bob/creds-2024.json; t --password ~/pw.txt; t --credentials 'sa-key-2.json'"},
+		{"token-slash-start", "vault login --token /u8Xk2Lm9aBq+Zx ok", "vault login --token " + m + " ok"},
+		{"password-tilde-no-path", "t --password ~Hunter2 -v", "t --password " + m + " -v"},
 		// red70: a flag starting with p glued to -p is no password.
 		{"login-pretty-kept", "docker login -u bob -pretty registry; docker login -password-stdin registry",
 			"docker login -u bob -pretty registry; docker login -password-stdin registry"},

@@ -25,10 +25,15 @@ const minBareValue = 4
 // minBareValue bytes, or before the end of a group, is no match
 // (log: "token: ab" x keeps ab, as log: "token: ab" does). A quote
 // with no blank, end or one of ,;)]}& after it is the value's
-// (closingQuote). It returns the quote's offset in s, or m[1] when the
+// (closingQuote). After an openssl option that takes a key:value pair
+// (-kdfopt secret:X, optionValue) the value is one word, as the shell
+// splits it: it ends at a blank or a quote (red71: it ran to the end of
+// the line, -pkeyopt salt:… -in a -out b and all). It returns the
+// quote's offset in s, or m[1] when the
 // match stays as it is, and the match's new end (-1: no match).
 func stringEnd(pattern *regexp.Regexp) func(s string, m []int, qs *quoteScan) (quote, end int) {
 	op := pattern.SubexpIndex("op") // the first: form 2's
+	name := pattern.SubexpIndex("name")
 	var quotes []int
 	for i, name := range pattern.SubexpNames() {
 		if name == "q" {
@@ -47,6 +52,8 @@ func stringEnd(pattern *regexp.Regexp) func(s string, m []int, qs *quoteScan) (q
 		}
 		quote := from
 		switch q, escaped := qs.inString(s, m[0]); {
+		case optionValue(s, m[2*name]):
+			quote += optionValueEnd(s[from:m[1]])
 		case escaped:
 			quote += escapedClosingQuote(s[from:m[1]])
 		case q != 0:
@@ -201,4 +208,31 @@ func escapedBreakIn(v string, at int) int {
 		}
 	}
 	return -1
+}
+
+// optionOpener is an openssl option whose value is a key:value pair,
+// then the key's prefix (hex, as in -kdfopt hexsecret:…), ending a text.
+var optionOpener = regexp.MustCompile(`(?:^|[ \t])-(?:kdf|pkey|mac)opt[ \t]+[a-z]*$`)
+
+// optionValue reports whether the credential name starting at s[at] is
+// the key of an openssl option's key:value pair (optionOpener):
+// openssl kdf -kdfopt secret:X, pkeyutl -pkeyopt hexsecret:X. The
+// cli-openssl-key rule replaces X on an openssl command (opensslKey);
+// the assignment rule does on any line, X alone. (A search for "opt"
+// first: every value of form 2 asks.)
+func optionValue(s string, at int) bool {
+	if at < 0 {
+		return false
+	}
+	w := s[max(0, at-32):at]
+	return strings.Contains(w, "opt") && optionOpener.MatchString(w)
+}
+
+// optionValueEnd returns the length of the shell word v starts with: up
+// to a blank, a quote or a backslash.
+func optionValueEnd(v string) int {
+	if i := strings.IndexAny(v, " \t\"'\\"); i >= 0 {
+		return i
+	}
+	return len(v)
 }
