@@ -30,9 +30,9 @@ import (
 var ErrDatabaseReplaced = store.ErrDatabaseReplaced
 
 // ErrWALReplaced is ErrDatabaseReplaced (errors.Is matches both) when
-// only mnemo.db-wal was removed from its path, or another file put there
-// (Linux only), and mnemo.db was not replaced: every write is refused
-// alike, but the file at the path is still the one the engine opened.
+// only mnemo.db-wal was removed from its path (deleted, or moved to
+// another name), or another file put there (Linux only), and mnemo.db
+// was not replaced: every write is refused alike, but the file at the path is still the one the engine opened.
 // The log the engine holds open has the writes it acknowledged that are
 // not yet checkpointed into mnemo.db: Close (a clean stop of mnemo serve:
 // SIGTERM, Ctrl-C) checkpoints them into the file and deletes the -wal
@@ -40,7 +40,8 @@ var ErrDatabaseReplaced = store.ErrDatabaseReplaced
 // restart needs no other step; a process killed (kill -9) loses them,
 // and mnemo --dir DIR reindex then drops their text from the indexes
 // (readme68 F11: the advice said mnemo.db was replaced and the writes
-// lost).
+// lost). A log moved to another name stays there after the close, with
+// their text: the advice says to delete it.
 var ErrWALReplaced = store.ErrWALReplaced
 
 // replacedFile returns ErrDatabaseReplaced wrapped, naming what was
@@ -74,12 +75,13 @@ func (e *Engine) replacedFile() error {
 func (e *Engine) walReplaced() error {
 	wal := DatabaseFile + "-wal"
 	err := fmt.Errorf("%w: %s in %s is not the log this process writes; nothing more is stored, as it would go into that log only. "+
-		"The writes not yet checkpointed into %s are in the removed log, which this process holds open: "+
+		"The writes not yet checkpointed into %s are in the removed or moved log, which this process holds open: "+
 		"stop it cleanly (SIGTERM or Ctrl-C, not kill -9), and its close writes them into %s and deletes %s and %s-shm; then start it again. "+
+		"A log moved to another name stays there with their text, which no erasure reaches: delete it after the stop (mnemo check names it). "+
 		"A process killed loses them: then run mnemo --dir %s reindex before starting it again (the indexes hold their text)",
 		ErrWALReplaced, wal, e.dir, DatabaseFile, DatabaseFile, wal, DatabaseFile, e.dir)
 	if e.replacedLogged.CompareAndSwap(false, true) {
-		e.log.Error("the database file's write-ahead log was removed or replaced while this process had it open: every write is refused until it is restarted; "+
+		e.log.Error("the database file's write-ahead log was removed, moved or replaced while this process had it open: every write is refused until it is restarted; "+
 			"stop it cleanly (not kill -9): its close writes the removed log's commits into the database file, where a kill loses them",
 			"path", filepath.Join(e.dir, wal))
 	}

@@ -233,3 +233,51 @@ func vacuumInto(t *testing.T, path, to string) {
 		t.Fatal(err)
 	}
 }
+
+// TestWALMovedUnderOpenDatabase: mnemo.db-wal moved to another name in
+// the data directory while an engine writes it (mv mnemo.db-wal
+// moved-wal) is ErrWALReplaced, as its removal is: the engine's
+// connections went on writing the moved file, under a name no later
+// open reads and no erasure reaches, never noticed (readme71 F5). The
+// clean close still writes its commits into mnemo.db; the moved file
+// stays, and the error says to delete it.
+func TestWALMovedUnderOpenDatabase(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the moved -wal is found through /proc/self/fd")
+	}
+	ctx := context.Background()
+	dir := t.TempDir()
+	e, err := engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m1", "the ferry left at noon")}}); err != nil {
+		t.Fatal(err)
+	}
+	moved := filepath.Join(dir, "moved-wal")
+	if err := os.Rename(filepath.Join(dir, engine.DatabaseFile+"-wal"), moved); err != nil {
+		t.Fatal(err)
+	}
+	err = waitReplaced(t, e)
+	if !errors.Is(err, engine.ErrWALReplaced) || !strings.Contains(err.Error(), "A log moved to another name stays there") {
+		t.Fatalf("Ping: %v, want ErrWALReplaced saying to delete the moved log", err)
+	}
+	if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "t", ResourceID: "r", Messages: []engine.Message{user("m2", "the train was late")}}); !errors.Is(err, engine.ErrWALReplaced) {
+		t.Fatalf("append after the move: %v, want ErrWALReplaced", err)
+	}
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e, err = engine.Open(ctx, engine.Config{Dir: dir, Embedder: recall.HashEmbedder{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if msgs, err := e.Messages(ctx, "t", 1, 100); err != nil || len(msgs) != 1 || msgs[0].ID != "m1" {
+		t.Fatalf("messages after the clean close and reopen: %v %v, want m1", msgs, err)
+	}
+	if err := e.Check(ctx); err != nil {
+		t.Fatalf("check after the clean close and reopen: %v", err)
+	}
+}

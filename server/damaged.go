@@ -43,16 +43,17 @@ const DatabaseReplacedDetail = "mnemo.db was replaced while this process had it 
 	"(they hold the text of messages it lacks), and start it again; nothing was stored since the replacement was noticed"
 
 // WALReplacedDetail is the detail of the 503 "database-replaced" problem
-// when only mnemo.db-wal was removed from its path (or another file put
-// there) while the server had it open (engine.ErrWALReplaced): mnemo.db
-// is still the server's file, and the log the server holds open has the
+// when only mnemo.db-wal was removed from its path (deleted or moved to
+// another name; or another file put there) while the server had it open
+// (engine.ErrWALReplaced): mnemo.db is still the server's file, and the log the server holds open has the
 // writes it acknowledged that are not yet in mnemo.db. A clean stop
 // writes them into mnemo.db; a kill loses them. It said mnemo.db was
 // replaced and that the writes were lost (readme68 F11).
-const WALReplacedDetail = "mnemo.db-wal, the write-ahead log of this server's mnemo.db, was removed or replaced while this process had it open; " +
-	"nothing more is stored. The writes it acknowledged that are not yet in mnemo.db are in the removed log, which this process holds open: " +
+const WALReplacedDetail = "mnemo.db-wal, the write-ahead log of this server's mnemo.db, was removed, moved or replaced while this process had it open; " +
+	"nothing more is stored. The writes it acknowledged that are not yet in mnemo.db are in the removed or moved log, which this process holds open: " +
 	"stop the server cleanly (SIGTERM or Ctrl-C, not kill -9), and its close writes them into mnemo.db and deletes mnemo.db-wal and mnemo.db-shm; " +
-	"then start it again. If it was killed, they are lost: then run mnemo --dir DIR reindex (DIR: its data directory) before starting it again"
+	"then start it again. A log moved to another name stays there with their text, which no erasure reaches: delete it after the stop (mnemo check names it). " +
+	"If it was killed, they are lost: then run mnemo --dir DIR reindex (DIR: its data directory) before starting it again"
 
 // PostgresDamagedDetail is DatabaseDamagedDetail on Postgres: the server
 // answered a statement of this request with SQLSTATE XX001

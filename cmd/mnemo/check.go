@@ -32,7 +32,7 @@ type CheckCommand struct {
 func (c *CheckCommand) Run(ctx context.Context, args []string) error {
 	fs := c.flags("check", "")
 	full := fs.Bool("full", false, "run SQLite's full integrity_check (slower: reads every index) instead of quick_check")
-	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged, dotIds: [{kind, id}], reservedIds, damageRecord?} (exit 1 with it when ok is false: also when the record of damage remains after a quick check)")
+	asJSON := fs.Bool("json", false, "print the report as JSON: {ok, full, action, problems: [{kind, detail}], databaseCapped, rebuilt?, rebuiltIndexes, deletedSnapshots, reembedding, knownLosses?, keptDamaged, strayLogs, dotIds: [{kind, id}], reservedIds, damageRecord?} (exit 1 with it when ok is false: also when the record of damage remains after a quick check)")
 	if err := parse(fs, args); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (c *CheckCommand) unreadableReport(err error, full bool) *checkReport {
 	detail := withoutPackages(scrubDSN(err.Error(), c.DB)) // as standard error says it
 	res := &checkResult{found: &engine.CheckError{Database: []string{detail}}, config: c.configDamage, recordAfter: c.target().damageRecord()}
 	if c.DB == "" {
-		res.kept = engine.KeptDamaged(c.Dir)
+		res.kept, res.stray = engine.KeptDamaged(c.Dir), engine.StrayLogs(c.Dir)
 	}
 	return res.report(full)
 }
@@ -104,6 +104,10 @@ type checkResult struct {
 	lost     []engine.LostRange
 	lostRead bool
 	kept     []string // a salvage's copies of a damaged database (SQLite)
+	// stray are the files of the data directory that begin as a
+	// write-ahead log but are no file mnemo keeps (engine.StrayLogs: a
+	// mnemo.db-wal moved by hand).
+	stray []string
 	// rebuilt says what the open or the check rebuilt from the database
 	// before verifying (checkEvents): a restored backup's indexes, say.
 	rebuilt []string
@@ -132,7 +136,7 @@ type checkResult struct {
 func (c *CheckCommand) check(ctx context.Context, full bool) (*checkResult, error) {
 	res := &checkResult{record: c.target().damageRecord()}
 	if c.DB == "" {
-		res.kept = engine.KeptDamaged(c.Dir)
+		res.kept, res.stray = engine.KeptDamaged(c.Dir), engine.StrayLogs(c.Dir)
 	}
 	// Damage found before Check looks (Open: a lexical index directory
 	// that does not open; the drainer: bleve's merger failing on a
@@ -212,7 +216,7 @@ func (c *CheckCommand) checkAfter(ctx context.Context, e *engine.Engine, res *ch
 	ce := res.found
 	res.embedder = notInstalled(ctx, e, ce)
 	if c.DB == "" { // again: the open may have kept a damaged write-ahead log
-		res.kept = engine.KeptDamaged(c.Dir)
+		res.kept, res.stray = engine.KeptDamaged(c.Dir), engine.StrayLogs(c.Dir)
 	}
 	res.recordAfter = c.target().damageRecord()
 	lost, err := e.LostSeqs(ctx)
@@ -288,6 +292,9 @@ func (c *CheckCommand) printOK(res *checkResult, full bool) {
 	}
 	if len(orphans) > 0 {
 		fmt.Fprintf(c.Stderr, "mnemo check: note: %s kept with a damaged write-ahead log whose kept copy is gone: it holds no message text; delete it once no longer needed\n", strings.Join(orphans, ", "))
+	}
+	if len(res.stray) > 0 {
+		fmt.Fprintf(c.Stderr, "mnemo check: note: %s begins as a SQLite write-ahead log but is no file mnemo keeps (a %s-wal moved or copied by hand, under a running server?): no open reads it, and it may hold message text, erased text too, which no erasure reaches: delete it once no longer needed\n", strings.Join(res.stray, ", "), engine.DatabaseFile)
 	}
 	c.printRecordNote(res.record, res.recordAfter, full) // damage_record.go
 	printDotIDs(c.Stderr, res.dotIDs)

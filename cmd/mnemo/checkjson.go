@@ -62,6 +62,11 @@ type checkReport struct {
 	// (mnemo.db-shm.damaged-*): engine.KeptDamaged (SQLite; [] on
 	// Postgres).
 	KeptDamaged []string `json:"keptDamaged"`
+	// StrayLogs names the files of the data directory that begin as a
+	// SQLite write-ahead log but are neither mnemo.db-wal nor a kept copy
+	// (engine.StrayLogs: a mnemo.db-wal moved or copied by hand); they may
+	// hold message text no erasure reaches. [] when none, and on Postgres.
+	StrayLogs []string `json:"strayLogs"`
 	// DotIDs are the threads, resources, messages and runs stored under
 	// "." or ".." before such ids were refused for new data (the note of
 	// the text): readable and erasable by the commands and path-as-is
@@ -96,6 +101,7 @@ type checkProblem struct {
 func (r *checkResult) report(full bool) *checkReport {
 	rep := &checkReport{OK: !r.failed() && r.recordAfter == nil, Full: full, Action: "none", Problems: []checkProblem{},
 		DeletedSnapshots: []string{}, Reembedding: []string{}, KeptDamaged: append([]string{}, r.kept...),
+		StrayLogs:      append([]string{}, r.stray...),
 		RebuiltIndexes: append([]string{}, r.rebuilt...), DotIDs: append([]dotID{}, r.dotIDs...),
 		ReservedIDs: append([]dotID{}, r.reservedIDs...)}
 	rep.DamageRecord = recordFate(r.record, r.recordAfter) // damage_record.go

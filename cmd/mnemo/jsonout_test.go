@@ -200,8 +200,8 @@ func TestCheckVersionJSON(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"check", "--json"}, `{"ok":true,"full":false,"action":"none","problems":[],"databaseCapped":false,"rebuiltIndexes":[],"deletedSnapshots":[],"reembedding":[],"knownLosses":[],"keptDamaged":[],"dotIds":[],"reservedIds":[]}`},
-		{[]string{"check", "--full", "--json"}, `{"ok":true,"full":true,"action":"none","problems":[],"databaseCapped":false,"rebuiltIndexes":[],"deletedSnapshots":[],"reembedding":[],"knownLosses":[],"keptDamaged":[],"dotIds":[],"reservedIds":[]}`},
+		{[]string{"check", "--json"}, `{"ok":true,"full":false,"action":"none","problems":[],"databaseCapped":false,"rebuiltIndexes":[],"deletedSnapshots":[],"reembedding":[],"knownLosses":[],"keptDamaged":[],"strayLogs":[],"dotIds":[],"reservedIds":[]}`},
+		{[]string{"check", "--full", "--json"}, `{"ok":true,"full":true,"action":"none","problems":[],"databaseCapped":false,"rebuiltIndexes":[],"deletedSnapshots":[],"reembedding":[],"knownLosses":[],"keptDamaged":[],"strayLogs":[],"dotIds":[],"reservedIds":[]}`},
 		{[]string{"version", "--json"}, fmt.Sprintf(`{"version":%q,"go":%q,"os":%q,"arch":%q}`, version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)},
 	} {
 		code, out, stderr := run(t, nil, append([]string{"--dir", dir}, c.args...)...)

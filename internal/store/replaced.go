@@ -2,8 +2,10 @@ package store
 
 import (
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,8 +22,9 @@ import (
 // path is compared with the file Open opened (os.SameFile: device and
 // inode), and on Linux this process's open descriptors are searched for
 // the file's -wal removed or replaced (/proc/self/fd: "mnemo.db-wal
-// (deleted)"). Once either was, every write transaction and autocommit
-// write of the database is refused with ErrDatabaseReplaced, until the
+// (deleted)"), or moved to another name (the descriptor that held it
+// holds it elsewhere: walUnlinked). Once either was, every write
+// transaction and autocommit write of the database is refused with ErrDatabaseReplaced, until the
 // process ends: only a new Open reads the file now at the path. So is
 // the opening of a new connection (watchConnector.Connect): one would
 // read the new file through the old file's -wal and -shm, and an
@@ -41,9 +44,9 @@ import (
 var ErrDatabaseReplaced = errors.New("engine: the database file was replaced while this process had it open")
 
 // ErrWALReplaced is returned, wrapped, in place of ErrDatabaseReplaced
-// when the -wal this process writes was removed from its path (or
-// another file put there) and the database file itself was not replaced
-// (Replaced says "mnemo.db-wal"). It matches ErrDatabaseReplaced too
+// when the -wal this process writes was removed from its path (deleted,
+// or moved to another name; or another file put there) and the database
+// file itself was not replaced (Replaced says "mnemo.db-wal"). It matches ErrDatabaseReplaced too
 // (errors.Is), as every write is refused alike; it is told apart because
 // the file at the path is still this process's: the log it holds open
 // has the writes not yet checkpointed, and a clean close checkpoints
@@ -58,7 +61,7 @@ type walReplacedError struct{}
 
 // Error implements error.
 func (walReplacedError) Error() string {
-	return "engine: the database file's write-ahead log (mnemo.db-wal) was removed or replaced while this process had it open"
+	return "engine: the database file's write-ahead log (mnemo.db-wal) was removed, moved or replaced while this process had it open"
 }
 
 // Is reports whether target is ErrDatabaseReplaced.
@@ -75,9 +78,9 @@ type replacement struct {
 // Replaced returns what of db's file was found replaced while db was open
 // (see ErrDatabaseReplaced): "mnemo.db" (the file's base name) when its
 // path names another file than the one Open opened, "mnemo.db-wal" when
-// the -wal this process holds open was removed from its path or replaced
-// (Linux only), both joined by " and "; "" when neither (also for a
-// database Open did not open). The paths are looked at again at most
+// the -wal this process holds open was removed from its path (deleted or
+// moved to another name) or replaced (Linux only), both joined by " and
+// "; "" when neither (also for a database Open did not open). The paths are looked at again at most
 // every DamageMarkRecheck; once found, it stays found.
 func Replaced(db *sql.DB) string {
 	v, ok := damages.Load(db)
@@ -90,6 +93,17 @@ func Replaced(db *sql.DB) string {
 		return r.what
 	}
 	return ""
+}
+
+// lookNow looks at once whether db's file or -wal was replaced (readFile),
+// as Open returns it: the look remembers the descriptor that holds the
+// -wal (walUnlinked), by which a -wal moved to another name before the
+// first recheck is found too (it was not: the read of every descriptor
+// does not tell a moved -wal from any other file).
+func lookNow(db *sql.DB) {
+	if v, ok := damages.Load(db); ok {
+		v.(*damage).readFile()
+	}
 }
 
 // replacedError returns ErrDatabaseReplaced wrapped with what was
@@ -125,20 +139,38 @@ func (d *damage) readFile() {
 }
 
 // walUnlinked reports whether this process holds open the -wal that was
-// at d's path and has been removed from it (renamed over or deleted). It
-// looks first at the descriptor the last look found holding the -wal at
-// its path (d.walFD, heldWAL.at): two stats where heldUnlinked reads the
-// link of every descriptor the process has open (250–400 ms a look with
-// 10,000 open, each engine every DamageMarkRecheck; BENCHMARKS.md); only
-// when that descriptor no longer holds the file at the path does it read
-// them all, and remembers what it found.
+// at d's path and has been removed from it (renamed over, deleted or
+// moved to another name). It looks first at the descriptor the last look
+// found holding the -wal at its path (d.walFD, heldWAL.look): two stats
+// where heldUnlinked reads the link of every descriptor the process has
+// open (250–400 ms a look with 10,000 open, each engine every
+// DamageMarkRecheck; BENCHMARKS.md); only when that descriptor no longer
+// holds the file at the path does it read them all, and remembers what
+// it found.
+//
+// The descriptor it remembered still holding its -wal, begun with a log's
+// header, when the path names another file or none is the -wal moved to
+// another name (mv mnemo.db-wal moved-wal), removed or renamed over:
+// unlinked. The kernel names a moved file by its new name, not "(deleted)",
+// and the process's writes go on into it, under a name no erasure, check
+// or restart reads (readme71 F5). Still holding it with no log's header
+// yet (a checkpoint emptied it), the descriptor is kept for the next look.
 func (d *damage) walUnlinked() bool {
 	path := d.path + "-wal"
-	if h := d.walFD.Load(); h != nil && h.at(path) {
-		return false
+	h, seen := d.walFD.Load(), walGone
+	if h != nil {
+		seen = h.look(path)
 	}
-	unlinked, h := heldUnlinked(path)
-	d.walFD.Store(h)
+	switch seen {
+	case walAtPath:
+		return false
+	case walElsewhere:
+		return true
+	}
+	unlinked, live := heldUnlinked(path)
+	if live != nil || seen != walHeldEmpty {
+		d.walFD.Store(live)
+	}
 	return unlinked
 }
 
@@ -149,19 +181,74 @@ type heldWAL struct {
 	file os.FileInfo
 }
 
-// at reports whether h's descriptor still holds the file it held and that
-// file is still at path. Then no other descriptor of the process holds a
-// -wal removed from path: one opened before h was read would have been
-// found by that read (heldUnlinked), and one opened since opened the file
-// at path, h's. False (read them all) when the descriptor was closed or
-// now holds another file, or path names another file or none.
-func (h *heldWAL) at(path string) bool {
-	held, err := os.Stat(filepath.Join(procFD, h.fd)) // the open file, removed or not
+// walLook is what heldWAL.look found.
+type walLook int
+
+const (
+	// walGone: the descriptor was closed or holds another file now (read
+	// every descriptor).
+	walGone walLook = iota
+	// walAtPath: the descriptor holds the file it held, still at path.
+	walAtPath
+	// walElsewhere: the descriptor holds the file it held, a log (its
+	// header's magic), and path names another file or none.
+	walElsewhere
+	// walHeldEmpty: as walElsewhere, but the file holds no log's header
+	// (empty, or a file that is no log: the descriptor's number and the
+	// file's inode both reused).
+	walHeldEmpty
+)
+
+// look tells whether h's descriptor still holds the file it held and
+// whether that file is still at path (walAtPath). Then no other
+// descriptor of the process holds a -wal removed from path: one opened
+// before h was read would have been found by that read (heldUnlinked),
+// and one opened since opened the file at path, h's. Held but no longer
+// at path, the file is the -wal moved, removed or renamed over
+// (walElsewhere) when it begins with a log's magic: SQLite deletes its
+// -wal only when its last connection closes it, and a descriptor number
+// and inode number reused since (the next open's -shm) hold no log.
+func (h *heldWAL) look(path string) walLook {
+	fd := filepath.Join(procFD, h.fd)
+	held, err := os.Stat(fd) // the open file, removed or not
 	if err != nil || !os.SameFile(held, h.file) {
+		return walGone
+	}
+	if fi, err := os.Stat(path); err == nil && os.SameFile(fi, held) {
+		return walAtPath
+	}
+	if beginsAsWAL(fd, h.file) {
+		return walElsewhere
+	}
+	return walHeldEmpty
+}
+
+// BeginsAsWAL reports whether the file at path begins with a SQLite
+// write-ahead log's magic number (its first 4 bytes 0x377f0682 or
+// 0x377f0683, big-endian); false for a shorter file or one that cannot be
+// read.
+func BeginsAsWAL(path string) bool { return beginsAsWAL(path, nil) }
+
+// beginsAsWAL is BeginsAsWAL, false too when want is not nil and the file
+// opened is not want: a descriptor closed, and its number reused, between
+// look's stat and this open reads another file.
+func beginsAsWAL(path string, want os.FileInfo) bool {
+	f, err := os.Open(path)
+	if err != nil {
 		return false
 	}
-	fi, err := os.Stat(path)
-	return err == nil && os.SameFile(fi, held)
+	defer f.Close()
+	if want != nil {
+		if fi, err := f.Stat(); err != nil || !os.SameFile(fi, want) {
+			return false
+		}
+	}
+	var b [4]byte
+	if _, err := io.ReadFull(f, b[:]); err != nil {
+		return false
+	}
+	m := binary.BigEndian.Uint32(b[:])
+	return m == walMagicLE || m == walMagicBE
 }
 
 // procFD lists Linux's open descriptors of this process, each a link to

@@ -91,6 +91,7 @@ func openBusy(ctx context.Context, path string, version, busyMillis int) (*sql.D
 	for _, suffix := range []string{"-wal", "-shm"} {
 		chmodRegular(path+suffix, 0o600) // best effort: they exist once WAL is on
 	}
+	lookNow(db) // replaced.go
 	return db, nil
 }
 
