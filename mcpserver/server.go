@@ -185,9 +185,11 @@ func DepthProblem(data []byte, what string) string {
 // altered text; one that begins with a UTF-16 byte-order mark (-32700
 // naming it: jsonkey.ByteOrderMark; a leading UTF-8 mark is dropped); one with
 // data after its message or batch (-32700,
-// "unexpected data after the JSON value at byte N": trailingData); and
-// one that is not JSON, empty or cut short (-32700 naming the byte:
-// notJSON). The body is already bounded by the server
+// "unexpected data after the JSON value at byte N": trailingData); one
+// that is not JSON, empty or cut short (-32700 naming the byte:
+// notJSON); and JSON that is not a JSON-RPC 2.0 message or batch ({}, [],
+// 42: -32600 with the message's id, FrameProblem, as mnemo mcp answers
+// such a line). The body is already bounded by the server
 // (server.Config.MaxBodyBytes); a body it cannot read is refused in plain
 // text (readRefused).
 func checkedText(h http.Handler) http.Handler {
@@ -221,6 +223,10 @@ func checkedText(h http.Handler) http.Handler {
 		}
 		if p := notJSON(data); p != "" {
 			writeRPCError(w, jsonrpc.CodeParseError, "Parse error: "+p)
+			return
+		}
+		if p := FrameProblem(data, "body"); p != "" {
+			writeRPCErrorID(w, MessageID(data), jsonrpc.CodeInvalidRequest, "Invalid Request: "+p)
 			return
 		}
 		r.Body, r.ContentLength = io.NopCloser(bytes.NewReader(data)), int64(len(data))
@@ -273,7 +279,7 @@ func trailingData(data []byte) error {
 // The SDK answered such a body (not JSON, or a message cut short) with
 // its own 400 text/plain "malformed payload: …", which a client reading
 // JSON-RPC could not read (JSON-RPC 2.0 §5.1: -32700, id null; readme68
-// F1). JSON that is not a JSON-RPC message ({}, 5) is still left to the SDK.
+// F1). JSON that is not a JSON-RPC message ({}, 5) is FrameProblem's.
 func notJSON(data []byte) string {
 	if json.Valid(data) {
 		return ""
@@ -309,7 +315,16 @@ func headed(h http.Handler) http.Handler {
 // and message, id null (the request was not read); message as it is
 // (jsonkey.Marshal), as the HTTP API's problems are written.
 func writeRPCError(w http.ResponseWriter, code int, message string) {
-	b, _ := jsonkey.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+	writeRPCErrorID(w, nil, code, message)
+}
+
+// writeRPCErrorID is writeRPCError with the request's id (MessageID; nil
+// is null), written as the request gave it.
+func writeRPCErrorID(w http.ResponseWriter, id json.RawMessage, code int, message string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := jsonkey.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
 		"error": map[string]any{"code": code, "message": message}})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)

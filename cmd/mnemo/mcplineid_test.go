@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/mnemo-go/mnemo/mcpserver"
 )
 
 // FuzzLineIDScan: on a line that is one JSON value, lineIDScan (fed in
@@ -41,7 +43,7 @@ func FuzzLineIDScan(f *testing.F) {
 		}
 		id, hasID := m["id"]
 		_, hasMethod := m["method"]
-		want := lineID([]byte(`{"id":` + string(id) + `}`))
+		want := mcpserver.MessageID([]byte(`{"id":` + string(id) + `}`))
 		if !hasID || len(id) > maxScanValue {
 			want = nil
 		}

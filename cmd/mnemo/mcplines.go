@@ -120,7 +120,8 @@ func (l *mcpLines) answer(b []byte) { _, _ = l.out.Write(b) }
 // not valid UTF-8 or escapes half a surrogate pair (importer.CheckJSONText:
 // encoding/json would hand the tools U+FFFD, and memory_append store it;
 // /mcp of mnemo serve refuses such a body alike) and for a message or
-// batch that is not JSON-RPC 2.0.
+// batch that is not JSON-RPC 2.0 (mcpserver.FrameProblem, as /mcp
+// answers such a body).
 func badLine(line []byte) []byte {
 	if _, utf16 := jsonkey.ByteOrderMark(line); utf16 != "" {
 		return rpcError(nil, jsonrpc.CodeParseError, "Parse error: the line is UTF-16 (it begins with the byte-order mark "+utf16+"): send JSON as UTF-8")
@@ -135,46 +136,12 @@ func badLine(line []byte) []byte {
 		}
 		return rpcError(nil, jsonrpc.CodeParseError, msg)
 	}
-	id := lineID(line)
+	id := mcpserver.MessageID(line)
 	if err := importer.CheckJSONText(line); err != nil {
 		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: the message is "+err.Error())
 	}
-	if err := decodeFrame(line); err != nil {
-		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
-	}
-	return nil
-}
-
-// decodeFrame decodes line as the SDK does: one message, or a batch of
-// one or more.
-func decodeFrame(line []byte) error {
-	var batch []json.RawMessage
-	if json.Unmarshal(line, &batch) != nil {
-		_, err := jsonrpc.DecodeMessage(line)
-		return err
-	}
-	if len(batch) == 0 {
-		return errors.New("an empty batch")
-	}
-	for _, m := range batch {
-		if _, err := jsonrpc.DecodeMessage(m); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// lineID is the "id" member of a message line when it is a string or a
-// number, else nil.
-func lineID(line []byte) json.RawMessage {
-	var m struct {
-		ID json.RawMessage `json:"id"`
-	}
-	if json.Unmarshal(line, &m) != nil || len(m.ID) == 0 {
-		return nil
-	}
-	if c := m.ID[0]; c == '"' || c == '-' || (c >= '0' && c <= '9') {
-		return m.ID
+	if p := mcpserver.FrameProblem(line, "line"); p != "" {
+		return rpcError(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+p)
 	}
 	return nil
 }

@@ -148,6 +148,31 @@ func TestMCPLineTrailingData(t *testing.T) {
 	}
 }
 
+// TestMCPLineNotJSONRPC: a line that is valid JSON but no JSON-RPC 2.0
+// message or batch is a -32600 naming what is wrong in JSON's words, with
+// the message's id when it gives a string or number, as /mcp of mnemo
+// serve answers such a body (mcpserver.FrameProblem, readme71 F1). Before,
+// the words were the SDK's, naming Go's types: "unmarshaling jsonrpc
+// message: json: cannot unmarshal string into Go value of type
+// jsonrpc2.wireDecode".
+func TestMCPLineNotJSONRPC(t *testing.T) {
+	for _, c := range []struct{ line, id, want string }{
+		{`{}`, "null", `the message is not JSON-RPC 2.0: its \"jsonrpc\" member is missing`},
+		{`[]`, "null", `the line is an empty batch: send one or more JSON-RPC messages`},
+		{`"x"`, "null", `the line is a string, not a JSON-RPC message (an object) or a batch of them (an array)`},
+		{`42`, "null", `the line is a number, not a JSON-RPC message (an object) or a batch of them (an array)`},
+		{`[{"jsonrpc":"2.0","id":1,"method":"tools/list"},7]`, "null", `element 1 of the batch: it is a number, not a JSON-RPC message (an object)`},
+		{`{"jsonrpc":"1.0","id":7,"method":"tools/list"}`, "7", `the message is not JSON-RPC 2.0: its \"jsonrpc\" member is \"1.0\", not \"2.0\"`},
+		{`{"jsonrpc":"2.0","id":8,"method":5}`, "8", `\"method\" must be a string, not a number`},
+	} {
+		got := string(badLine([]byte(c.line + "\n")))
+		want := `{"jsonrpc":"2.0","id":` + c.id + `,"error":{"code":-32600,"message":"Invalid Request: ` + c.want + `"}}` + "\n"
+		if got != want {
+			t.Errorf("%s:\n%s\nwant\n%s", c.line, got, want)
+		}
+	}
+}
+
 // TestMCPLineTextAsGiven: the error answering a line the SDK cannot read
 // gives its id back, and names what the line held, as the line wrote
 // them: the id "<a&b>" is "<a&b>", and the version "<1>" is named so.
