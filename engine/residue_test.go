@@ -62,7 +62,7 @@ func TestResidueCheck(t *testing.T) {
 				enginetest.PlantLeftover(t, path, tc.planted)
 			}
 			if tc.trunk != "" {
-				plantInTrunk(t, e, tc.trunk)
+				enginetest.PlantInTrunk(t, path, tc.trunk)
 			}
 			before := engine.ClearedPages(e)
 			got, err := engine.CheckResidue(ctx, e, tc.texts)
@@ -84,43 +84,6 @@ func TestResidueCheck(t *testing.T) {
 				t.Fatalf("the live row's text left the file (%v)", err)
 			}
 		})
-	}
-}
-
-// plantInTrunk makes e's database file hold text in the unused tail of a
-// free-list trunk page (freeing pages first), through sqlite_dbpage: bytes
-// the residue check cannot tell from live ones without the trunk's layout
-// it does not read, so it vacuums. With text "" it only frees the pages.
-func plantInTrunk(t *testing.T, e *engine.Engine, text string) {
-	t.Helper()
-	ctx := context.Background()
-	db := engine.DBOf(e)
-	for _, q := range []string{
-		`CREATE TABLE filler (b BLOB)`,
-		`INSERT INTO filler SELECT zeroblob(3000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i FROM n)`,
-		`DROP TABLE filler`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var page1, trunk []byte
-	if err := db.QueryRowContext(ctx, `SELECT data FROM sqlite_dbpage WHERE pgno = 1`).Scan(&page1); err != nil {
-		t.Fatal(err)
-	}
-	pg := binary.BigEndian.Uint32(page1[32:])
-	if pg == 0 {
-		t.Fatal("no free-list trunk page")
-	}
-	if err := db.QueryRowContext(ctx, `SELECT data FROM sqlite_dbpage WHERE pgno = ?`, pg).Scan(&trunk); err != nil {
-		t.Fatal(err)
-	}
-	if text == "" {
-		return
-	}
-	copy(trunk[len(trunk)-len(text)-8:], text)
-	if _, err := db.ExecContext(ctx, `UPDATE sqlite_dbpage SET data = ? WHERE pgno = ?`, trunk, pg); err != nil {
-		t.Fatal(err)
 	}
 }
 
@@ -221,7 +184,7 @@ func TestResidueFreeListDamaged(t *testing.T) {
 			}
 			appendUser(t, e, "kept", "r", kept)
 			path := filepath.Join(e.Dir(), engine.DatabaseFile)
-			plantInTrunk(t, e, "") // a free list
+			enginetest.PlantInTrunk(t, path, "") // a free list
 			enginetest.PlantLeftover(t, path, secret)
 			db := engine.DBOf(e)
 			var page1 []byte

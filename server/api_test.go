@@ -1,11 +1,13 @@
 package server_test
 
 import (
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/server"
 )
 
@@ -172,13 +174,15 @@ func TestAPIFlow(t *testing.T) {
 		if len(er.Threads) != 1 || er.Threads[0] != "t-alice-2" {
 			t.Fatalf("erase resource %+v", er)
 		}
-		// A text erased from one thread and stored deep in a long message
-		// of another lies in an overflow page, where the residue check
-		// cannot tell it from a leftover copy: the purge vacuums, and the
-		// answer says why (engine.EraseResult.Vacuumed).
-		const twice = "a sentence two threads both hold, word for word"
-		h.seed("t-alice-3", "res-alice", aliceToken, twice)
-		h.seed("t-alice-4", "res-alice", aliceToken, strings.Repeat("a long message whose end spills to overflow pages. ", 200)+twice)
+		// A copy of an erased text left in a free-list trunk page, where
+		// no page says which bytes are live, is taken out only by VACUUM:
+		// the purge vacuums, and the answer says why
+		// (engine.EraseResult.Vacuumed). (A copy a live long message of
+		// another thread holds is that row's, and vacuumed nothing since
+		// erase70.)
+		const left = "a sentence whose copy a free-list page keeps"
+		h.seed("t-alice-3", "res-alice", aliceToken, left)
+		enginetest.PlantInTrunk(t, filepath.Join(h.e.Dir(), engine.DatabaseFile), left)
 		er = server.EraseResult{}
 		h.ok("DELETE", "/v1/threads/{thread}", "/v1/threads/t-alice-3", aliceToken, nil, 200).decode(t, &er)
 		if er.Vacuumed != "residue" {

@@ -439,7 +439,7 @@ func workingMemoryErased(r *engine.EraseResult) string {
 // vacuumWhy words why an erasure's purge vacuumed the file
 // (engine.EraseResult.Vacuumed), for the purge's line.
 var vacuumWhy = map[engine.Vacuum]string{
-	engine.VacuumResidue:      "it still held the start of an erased text where it could not be zeroed in place (a leftover copy, or a long message holding the same)",
+	engine.VacuumResidue:      "it still held the start of an erased text where it could not be zeroed in place (a leftover copy where no page says which bytes are live, or in a damaged file)",
 	engine.VacuumTooLarge:     "too many erased texts (over 65,536) to search the file for",
 	engine.VacuumTextsUnknown: "an earlier erasure's texts are no longer known",
 }

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-go/mnemo/engine"
+	"github.com/mnemo-go/mnemo/internal/enginetest"
 	"github.com/mnemo-go/mnemo/recall"
 )
 
@@ -232,26 +233,35 @@ func dirPieces(t *testing.T, dir, id string) []string {
 // mnemo delete says so and why, and --json carries "vacuumed"; it said
 // nothing before (an erasure of 80,010 messages shrank mnemo.db from 48 MB
 // to 184 KB under "purged in 2.258s (deleted rows zeroed, indexes rebuilt,
-// index merge, WAL checkpoint)"). A text erased from one thread and still
-// stored deep in a long message of another lies in an overflow page,
-// where the residue check cannot tell it from a leftover copy.
+// index merge, WAL checkpoint)"). A copy of an erased text left in a
+// free-list trunk page, where no page says which bytes are live, can only
+// be taken out by VACUUM; a text erased from one thread and still stored
+// deep in a long message of another is that live row's (its overflow
+// chain's payload), which no VACUUM takes out, so that erasure does not
+// vacuum (it did until erase70), nor does one of a text stored nowhere
+// else.
 func TestDeleteSaysVacuumed(t *testing.T) {
 	const twice, once = "a sentence two threads both hold, word for word", "a sentence only one thread ever held"
+	const left, leftJSON = "a sentence whose copy a free-list page keeps", "another sentence a free-list page keeps"
 	long := strings.Repeat("a long message whose end spills to overflow pages. ", 200) + twice
 	msg := func(thread, text string) engine.AppendRequest {
 		return engine.AppendRequest{ThreadID: thread, ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: text}}}
 	}
-	dir := storedDir(t, engine.Config{}, false, msg("copied", twice), msg("kept", long), msg("alone", once), msg("json", twice))
+	dir := storedDir(t, engine.Config{}, false, msg("trunk", left), msg("copied", twice), msg("kept", long), msg("alone", once), msg("json", leftJSON))
 	for _, tc := range []struct {
-		name, thread string
-		json         bool
-		want, absent string
+		name, thread, plant string // plant: a copy planted in a free-list trunk page first
+		json                bool
+		want, absent        string
 	}{
-		{"Residue", "copied", false, "file vacuumed: it still held the start of an erased text where it could not be zeroed in place (a leftover copy, or a long message holding the same)", ""},
-		{"NoCopy", "alone", false, "purged in", "vacuumed"},
-		{"JSON", "json", true, `"vacuumed": "residue"`, ""},
+		{"Residue", "trunk", left, false, "file vacuumed: it still held the start of an erased text where it could not be zeroed in place (a leftover copy where no page says which bytes are live, or in a damaged file)", ""},
+		{"CopyInLongMessage", "copied", "", false, "purged in", "vacuumed"},
+		{"NoCopy", "alone", "", false, "purged in", "vacuumed"},
+		{"JSON", "json", leftJSON, true, `"vacuumed": "residue"`, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			if tc.plant != "" {
+				enginetest.PlantInTrunk(t, filepath.Join(dir, engine.DatabaseFile), tc.plant)
+			}
 			args := []string{"--dir", dir, "delete", "--thread", tc.thread, "--yes"}
 			if tc.json {
 				args = append(args, "--json")
@@ -259,6 +269,14 @@ func TestDeleteSaysVacuumed(t *testing.T) {
 			code, out, stderr := run(t, nil, args...)
 			if code != 0 || !strings.Contains(out, tc.want) || (tc.absent != "" && strings.Contains(out, tc.absent)) {
 				t.Fatalf("delete --thread %s: exit %d, want %q without %q:\n%s%s", tc.thread, code, tc.want, tc.absent, out, stderr)
+			}
+			if tc.plant == "" {
+				return
+			}
+			for _, f := range []string{engine.DatabaseFile, engine.DatabaseFile + "-wal"} {
+				if b, err := os.ReadFile(filepath.Join(dir, f)); err == nil && bytes.Contains(b, []byte(tc.plant)) {
+					t.Fatalf("%s still holds the copy of the erased text after the VACUUM", f)
+				}
 			}
 		})
 	}

@@ -70,3 +70,56 @@ func leafGap(p []byte, n int) (int, bool) {
 	}
 	return start, true
 }
+
+// PlantInTrunk writes text into the unused tail of a free-list trunk page
+// of the SQLite file at path (mnemo.db), through a connection of its own
+// and sqlite_dbpage, first freeing pages (a table of 40 rows of 3,000
+// bytes, created and dropped) so the free list has a trunk: bytes no page
+// says are live or free, which the residue check of an erasure cannot
+// zero in place, so it vacuums (engine.VacuumResidue). With text "" it
+// only frees the pages. The engine on path may be open or closed, as for
+// PlantLeftover. It returns the trunk's page number; it fails the test on
+// any error.
+func PlantInTrunk(tb testing.TB, path, text string) int64 {
+	tb.Helper()
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{
+		`CREATE TABLE plant_in_trunk_filler (b BLOB)`,
+		`INSERT INTO plant_in_trunk_filler SELECT zeroblob(3000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i FROM n)`,
+		`DROP TABLE plant_in_trunk_filler`,
+	} {
+		if _, err := tx.Exec(q); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	var page1, trunk []byte
+	if err := tx.QueryRow(`SELECT data FROM sqlite_dbpage WHERE pgno = 1`).Scan(&page1); err != nil {
+		tb.Fatal(err)
+	}
+	pg := int64(binary.BigEndian.Uint32(page1[32:]))
+	if pg == 0 {
+		tb.Fatalf("PlantInTrunk: %s has no free-list trunk page", path)
+	}
+	if text != "" {
+		if err := tx.QueryRow(`SELECT data FROM sqlite_dbpage WHERE pgno = ?`, pg).Scan(&trunk); err != nil {
+			tb.Fatal(err)
+		}
+		copy(trunk[len(trunk)-len(text)-8:], text)
+		if _, err := tx.Exec(`UPDATE sqlite_dbpage SET data = ? WHERE pgno = ?`, trunk, pg); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+	return pg
+}
