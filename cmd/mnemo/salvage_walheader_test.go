@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +19,14 @@ import (
 // liveWALDir returns a data directory copied while an engine had appends
 // in its -wal (a crash image: 200 messages in mnemo.db, 5 in the log,
 // whose frames hold page 1 too), and the offset in the -wal of the page
-// data of the log's last frame of page 1.
+// data of the log's last frame of page 1. A reader of another handle
+// pins the log from before the 5 appends until the copy, and the outbox
+// is drained first: no checkpoint copies their frames into mnemo.db and
+// no write restarts the log while the two files are read one after the
+// other. Before, the drainer's checkpoint and next write could restart
+// the log between the appends and the copy (under load): the copied log
+// held no valid frame of page 1, SQLite read the lowered page count
+// from mnemo.db's, and salvage rightly found it unsound.
 func liveWALDir(t *testing.T) (dir string, page1 int64) {
 	t.Helper()
 	ctx := context.Background()
@@ -27,10 +36,15 @@ func liveWALDir(t *testing.T) (dir string, page1 int64) {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	pin := pinLog(t, filepath.Join(live, engine.DatabaseFile))
+	defer pin()
 	for i := range 5 {
 		if _, err := e.Append(ctx, engine.AppendRequest{ThreadID: "u", ResourceID: "r", Messages: []engine.Message{{Role: "user", Content: fmt.Sprintf("late message %d", i)}}}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if err := e.SyncIndexes(ctx); err != nil {
+		t.Fatal(err)
 	}
 	dir = t.TempDir()
 	for _, f := range []string{engine.DatabaseFile, engine.DatabaseFile + "-wal"} {
@@ -43,7 +57,7 @@ func liveWALDir(t *testing.T) (dir string, page1 int64) {
 		}
 		if f != engine.DatabaseFile {
 			for at := int64(32); at+24+4096 <= int64(len(b)); at += 24 + 4096 {
-				if binary.BigEndian.Uint32(b[at:]) == 1 {
+				if binary.BigEndian.Uint32(b[at:]) == 1 && string(b[at+8:at+16]) == string(b[16:24]) { // this log's salts
 					page1 = at + 24
 				}
 			}
@@ -53,6 +67,29 @@ func liveWALDir(t *testing.T) (dir string, page1 int64) {
 		t.Fatal("the -wal holds no frame of page 1")
 	}
 	return dir, page1
+}
+
+// pinLog holds a read transaction on the database at path, from a handle
+// of its own, until the returned func is called: no checkpoint copies a
+// frame logged after it into the file, and no write restarts the log.
+func pinLog(t *testing.T, path string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRow(`SELECT count(*) FROM messages`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		tx.Rollback()
+		db.Close()
+	}
 }
 
 // TestSalvageHeaderPageCountWAL: the header's page count lowered while a
