@@ -79,8 +79,12 @@ type SalvageReport struct {
 	// Sound is set when the database passed SQLite's integrity check and
 	// Force was not: nothing was done (run Check, or Reindex, instead).
 	Sound bool `json:"sound"`
-	// Findings are the integrity check's findings on the damaged file (at
-	// most 100).
+	// Findings are the notes of the fields of page 1 the salvage repaired
+	// on its copy (salvage.FixHeader: "the file header's page size
+	// (offset 16) said …"), first, since they are the cause and the rest
+	// their consequences, then the integrity check's findings on the
+	// damaged file (at most 100). The notes came last, under the text
+	// report's "… and 96 more" (readme71 F6).
 	Findings []string `json:"findings,omitempty"`
 	// Damaged is where the damaged database file was kept (with its -wal
 	// and -shm beside it, suffixed alike): mnemo.db.damaged-<UTC time>.
@@ -268,7 +272,7 @@ func salvageFile(ctx context.Context, dir string, opts SalvageOptions, rep *Salv
 		if err != nil {
 			return false, fmt.Errorf("engine: %w", err)
 		}
-		rep.Findings = append(rep.Findings, notes...)
+		rep.Findings = append(notes, rep.Findings...) // the cause first
 	}
 	dst := filepath.Join(staging, DatabaseFile)
 	res, err := salvage.Copy(ctx, src, dst, rep.SalvagedAt)

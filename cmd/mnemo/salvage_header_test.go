@@ -115,3 +115,47 @@ func TestSalvageHeaderFields(t *testing.T) {
 		})
 	}
 }
+
+// TestSalvageHeaderRepairShown: the note saying which field of page 1
+// salvage repaired comes first among the findings, in the text report and
+// in --json: it came after integrity_check's, which are the field's
+// consequences, and the text hid it under "… and 96 more" (readme71 F6).
+func TestSalvageHeaderRepairShown(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		off  int64
+		b    byte
+		note string
+	}{
+		{"pageSize", 16, 0x02, "page size (offset 16) said 512 bytes"},
+		{"schemaType", 100, 0, "schema table's first page (offset 100)"},
+	} {
+		damaged := func(t *testing.T) string {
+			dir := storedDir(t, engine.Config{}, false, inThreadT(harbourMessages()...))
+			rewriteFile(t, filepath.Join(dir, engine.DatabaseFile), func(b []byte) []byte {
+				b[tc.off] = tc.b
+				return b
+			})
+			return dir
+		}
+		t.Run(tc.name+"/text", func(t *testing.T) {
+			code, out, stderr := run(t, nil, "--dir", damaged(t), "salvage")
+			if code != 0 || !strings.Contains(out, "more (--json lists them)") {
+				t.Fatalf("salvage: exit %d, the findings are not cut short\n%s%s", code, out, stderr)
+			}
+			if !strings.Contains(out, tc.note) {
+				t.Fatalf("the text does not say %q\n%s", tc.note, out)
+			}
+		})
+		t.Run(tc.name+"/json", func(t *testing.T) {
+			code, out, stderr := run(t, nil, "--dir", damaged(t), "salvage", "--json")
+			var rep engine.SalvageReport
+			if code != 0 || json.Unmarshal([]byte(out), &rep) != nil || len(rep.Findings) < 2 {
+				t.Fatalf("salvage --json: exit %d\n%s%s", code, out, stderr)
+			}
+			if !strings.Contains(rep.Findings[0], tc.note) {
+				t.Fatalf("the first finding is not %q: %q", tc.note, rep.Findings)
+			}
+		})
+	}
+}
