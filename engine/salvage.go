@@ -108,6 +108,15 @@ type SalvageReport struct {
 	ThreadsRebuilt int `json:"threadsRebuilt,omitempty"`
 	// Lost lists the seqs of messages this salvage found lost, by thread.
 	Lost []LostRange `json:"lost,omitempty"`
+	// MarkersLost lists, by thread, the seqs found neither stored nor
+	// marked erased or lost when the journal lost rows while the messages
+	// table was read and kept whole: no message was lost, so their markers
+	// (an erasure's tombstone, or an earlier salvage's record of a loss)
+	// were among the journal's lost rows. They are marked erased again
+	// (SalvagedAt is this salvage's time) and are not in Lost. When
+	// messages were lost too, such a seq cannot be told from a lost
+	// message's and is in Lost.
+	MarkersLost []LostRange `json:"markersLost,omitempty"`
 	// UncountedMessages lists the rowid ranges of the messages table
 	// ([from, to], as SalvageTable.Unreadable: to math.MaxInt64 when the
 	// damage reaches the table's end; [1, math.MaxInt64] when the table
@@ -309,7 +318,7 @@ const stagingPrefix = ".salvage-"
 
 // fill copies the tables and losses of res into r.
 func (r *SalvageReport) fill(res *salvage.Report) {
-	r.ThreadsRebuilt, r.Lost = res.ThreadsRebuilt, res.Lost
+	r.ThreadsRebuilt, r.Lost, r.MarkersLost = res.ThreadsRebuilt, res.Lost, res.MarkersLost
 	for _, t := range res.Tables {
 		st := SalvageTable{Name: t.Name, Kept: t.Kept, FromPages: t.FromPages, Invalid: t.Invalid, Garbled: t.Garbled, Redigested: t.Redigested, Orphans: t.Orphans, Missing: t.Missing}
 		for _, u := range t.Unreadable {

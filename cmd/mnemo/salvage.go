@@ -145,6 +145,7 @@ func (c *SalvageCommand) printSalvage(rep *engine.SalvageReport) error {
 	}
 	printFromPages(c.Stdout, rep.Tables)
 	printLostRows(c.Stdout, rep.Tables)
+	printMarkersLost(c.Stdout, rep.MarkersLost) // salvage_rows.go
 	if rep.ThreadsRebuilt > 0 {
 		fmt.Fprintf(c.Stdout, "%s rebuilt from their messages (their rows were lost: title and metadata are gone)\n", count(rep.ThreadsRebuilt, "thread"))
 	}

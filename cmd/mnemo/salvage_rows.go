@@ -60,3 +60,25 @@ func printFromPages(w io.Writer, tables []engine.SalvageTable) {
 		fmt.Fprintf(w, "rows kept from leaf pages SQLite could not read (below a damaged interior page, or a garbled cell count; counted in kept): %s\n", strings.Join(parts, ", "))
 	}
 }
+
+// printMarkersLost writes the seqs whose erasure tombstones (or earlier
+// losses' records) were among the journal's lost rows while no message
+// was lost (engine.SalvageReport.MarkersLost): marked erased again, not
+// lost. Before, they were listed as messages lost (readme71 F4).
+func printMarkersLost(w io.Writer, markers []engine.LostRange) {
+	if len(markers) == 0 {
+		return
+	}
+	n := int64(0)
+	for _, m := range markers {
+		n += m.ToSeq - m.FromSeq + 1
+	}
+	fmt.Fprintf(w, "%s neither stored nor marked: no message was lost (the messages table was read whole), so their erasure markers (or an earlier salvage's records of their loss) were among the journal's lost rows; marked erased again, not lost:\n", count(int(n), "seq"))
+	for _, m := range markers {
+		seqs := fmt.Sprintf("seq %d", m.FromSeq)
+		if m.ToSeq > m.FromSeq {
+			seqs = fmt.Sprintf("seqs %d-%d", m.FromSeq, m.ToSeq)
+		}
+		fmt.Fprintf(w, "  thread %s (resource %s): %s\n", m.ThreadID, m.ResourceID, seqs)
+	}
+}

@@ -19,7 +19,7 @@
 //
 // salvage imports internal/store (the schema's migrations, OpenAt),
 // internal/msgstore (Digest, the message check) and journal (ScopeLost,
-// the records of lost seqs); never engine, which calls it.
+// the records of lost seqs, and TombstoneSeq); never engine, which calls it.
 //
 // # Invariants
 //
@@ -37,6 +37,9 @@
 //   - The result passes the engine's Check apart from its derived indexes:
 //     no orphan, thread counters equal to what the messages say, and every
 //     seq 1..last_seq of a thread stored, erased or recorded as lost.
+//   - No erased message is counted as lost when none can have been: a
+//     seq whose marker was lost with the journal while the messages table
+//     was read whole is marked erased again (markers.go).
 //
 // # Concurrency
 //

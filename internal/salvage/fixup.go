@@ -100,7 +100,7 @@ func repair(ctx context.Context, dst string, now time.Time, rep *Report) error {
 	if _, err := exec(ctx, tx, recount); err != nil {
 		return err
 	}
-	if rep.Lost, err = recordLost(ctx, tx, now); err != nil {
+	if err := recordMissing(ctx, tx, now, rep); err != nil { // markers.go
 		return err
 	}
 	if err := tx.Commit(); err != nil {
@@ -134,6 +134,17 @@ func (r *Report) table(name string) *Table {
 // of every thread that is neither stored, erased nor already lost, and
 // returns them as ranges.
 func recordLost(ctx context.Context, tx *sql.Tx, now time.Time) ([]journal.LostRange, error) {
+	lost, err := missingSeqs(ctx, tx, now)
+	if err != nil {
+		return nil, err
+	}
+	return lost, markEach(ctx, tx, lost, now, journal.RecordLost)
+}
+
+// missingSeqs returns, as ranges of the salvage of now, every seq
+// 1..last_seq of every thread that is neither stored, erased nor already
+// lost.
+func missingSeqs(ctx context.Context, tx *sql.Tx, now time.Time) ([]journal.LostRange, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT t.id, t.resource_id, t.last_seq, s.seq FROM threads t LEFT JOIN (
 			SELECT thread_id, seq FROM messages
 			UNION SELECT j.thread_id, `+seqOfKey+` FROM journal j WHERE j.scope IN ('`+journal.ScopeErased+`', '`+journal.ScopeLost+`')
@@ -175,14 +186,20 @@ func recordLost(ctx context.Context, tx *sql.Tx, now time.Time) ([]journal.LostR
 	if err := rows.Err(); err != nil {
 		return nil, err
 	}
-	for _, r := range lost {
+	return lost, nil
+}
+
+// markEach writes with mark (journal.RecordLost, journal.TombstoneSeq)
+// the record of every seq of ranges, at now.
+func markEach(ctx context.Context, tx *sql.Tx, ranges []journal.LostRange, now time.Time, mark func(context.Context, store.Conn, string, string, int64, time.Time) error) error {
+	for _, r := range ranges {
 		for s := r.FromSeq; s <= r.ToSeq; s++ {
-			if err := journal.RecordLost(ctx, tx, r.ThreadID, r.ResourceID, s, now); err != nil {
-				return nil, err
+			if err := mark(ctx, tx, r.ThreadID, r.ResourceID, s, now); err != nil {
+				return err
 			}
 		}
 	}
-	return lost, nil
+	return nil
 }
 
 // dropGarbled deletes the messages whose stored digest (msgstore.Digest)

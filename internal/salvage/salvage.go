@@ -27,6 +27,11 @@ type Report struct {
 	// thread's seqs 1..last_seq neither stored, erased nor lost before),
 	// now recorded as known losses.
 	Lost []journal.LostRange `json:"lost,omitempty"`
+	// MarkersLost lists the seqs neither stored nor marked erased or lost
+	// when the journal lost rows while no message was lost (markers.go):
+	// their erasure tombstones (or records of an earlier salvage's loss)
+	// were on its damaged pages. They are marked erased again, not lost.
+	MarkersLost []journal.LostRange `json:"markersLost,omitempty"`
 }
 
 // Table is what Copy did with one table.
