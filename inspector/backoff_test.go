@@ -136,4 +136,7 @@ func TestThreadPageSkip(t *testing.T) {
 	if want := "Seqs 1–1 not observed: the model endpoint refused their content (content refused, "; status != 200 || !strings.Contains(unwrapped(body), want) || strings.Contains(body, "harassment") {
 		t.Fatalf("ana's thread page: %d, want %q and not the endpoint's message:\n%s", status, want, body)
 	}
+	if want := "the observer went on past them and sends them again once, only under another observe.model."; !strings.Contains(unwrapped(body), want) {
+		t.Fatalf("ana's thread page: want %q (a skip is sent again under another model):\n%s", want, body)
+	}
 }

@@ -121,7 +121,7 @@ func (c *ObserveCommand) printObserved(res *observe.Result) {
 		fmt.Fprintf(c.Stdout, "observed   %s  seq %d–%d%s\n", o.ID, o.FromSeq, o.ToSeq, note)
 	}
 	for _, sk := range res.Skipped {
-		fmt.Fprintf(c.Stdout, "skipped    seq %d–%d  (the model endpoint refused their content: not observed, not sent again)\n", sk.FromSeq, sk.ToSeq)
+		fmt.Fprintf(c.Stdout, "skipped    seq %d–%d  (the model endpoint refused their content: not observed; sent again once, only under another observe.model)\n", sk.FromSeq, sk.ToSeq)
 	}
 }
 

@@ -16,8 +16,9 @@ import (
 // TestObserveSaysSkipped is obs68: mnemo observe against an endpoint
 // that refuses one turn's content (seq 3, a tool result) observes the
 // rest and says on stdout which seqs it skipped (its tool-call group,
-// 2..4: a range never splits one); the flagged turn is not sent again by
-// the next run.
+// 2..4: a range never splits one) and that it is sent again once, only
+// under another observe.model (2a0d97ee; it said "not sent again"); the
+// flagged turn is not sent again by the next run, under the same model.
 func TestObserveSaysSkipped(t *testing.T) {
 	dir := t.TempDir()
 	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", filepath.Join(".", "../../demodata/conversation.jsonl")); code != 0 {
@@ -33,7 +34,7 @@ func TestObserveSaysSkipped(t *testing.T) {
 	}))
 	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
 	code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "ana:trip-planning", "--force", "--recent", "4", "--no-reflect")
-	if code != 0 || !regexp.MustCompile(`(?m)^skipped    seq 2–4  \(the model endpoint refused their content`).MatchString(out) {
+	if code != 0 || !regexp.MustCompile(`(?m)^skipped    seq 2–4  \(the model endpoint refused their content: not observed; sent again once, only under another observe\.model\)$`).MatchString(out) {
 		t.Fatalf("observe exit %d, want 0 and the tool-call group 2–4 holding seq 3 skipped on stdout:\n%s\n%s", code, out, stderr)
 	}
 	sent := flagged
