@@ -24,3 +24,10 @@ func LockThread(ctx context.Context, tx store.Conn, threadID string) error {
 // observations that make a reflection due again after one that did not
 // condense.
 func ReflectGrowth(threshold int) int { return reflectGrowth(threshold) }
+
+// SkipsTried is how many threads o keeps in skipsTried (retrySkips).
+func SkipsTried(o *Observer) int {
+	n := 0
+	o.skipsTried.Range(func(any, any) bool { n++; return true })
+	return n
+}

@@ -112,8 +112,10 @@ type Observer struct {
 	// inputCap bounds a chunk's tokens after a prompt over the model's
 	// context (input_cap.go); 0: none.
 	inputCap atomic.Int64
-	// skipsTried holds the threads whose skips under another model were
-	// sent again (retrySkips): once per thread per Observer.
+	// skipsTried holds the threads that keep a skip under another model
+	// which this model refused too (retrySkips): their skips are not read
+	// again. Only those: one entry for every thread observed grew without
+	// bound in a long-running process (~100 bytes a thread).
 	skipsTried sync.Map
 }
 

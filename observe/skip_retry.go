@@ -24,22 +24,23 @@ func skipRetryKey(threadID string, from, to int64, model string) string {
 // provider may take the turns. An answer replaces the skip with an
 // observation (storeObservation), returned; a refusal of the content
 // again is recorded (skipRetryKey) and the range stays skipped, never
-// sent again under this model. It runs once per thread per Observer (a
-// skip made here is under this model), and not while the endpoint's
-// refusal or the thread's observer back-off is in force. Any other
-// failure is logged at WARN and tried again at the thread's next
-// observation; it never stops Observe. The caller holds the thread's
-// lock.
+// sent again under this model. It reads the thread's skips at each
+// observation (one query), until a skip under another model stays,
+// refused under this one: then not again in this Observer (skipsTried).
+// Nothing is sent while the endpoint's refusal or the thread's observer
+// back-off is in force. Any other failure is logged at WARN and tried
+// again at the thread's next observation; it never stops Observe. The
+// caller holds the thread's lock.
 func (o *Observer) retrySkips(ctx context.Context, threadID string) []Observation {
 	if !o.backoff.waiting(callObserver, threadID, o.cfg.Now()).IsZero() {
 		return nil
 	}
-	if _, done := o.skipsTried.LoadOrStore(threadID, true); done {
+	if _, done := o.skipsTried.Load(threadID); done {
 		return nil
 	}
 	skips, err := Skips(ctx, o.cfg.DB, threadID)
 	var out []Observation
-	model := o.cfg.Model.ID()
+	model, kept := o.cfg.Model.ID(), false
 	for _, sk := range skips {
 		if sk.Model == model || err != nil {
 			continue
@@ -48,10 +49,12 @@ func (o *Observer) retrySkips(ctx context.Context, threadID string) []Observatio
 		if obs, err = o.retrySkip(ctx, sk, model); obs != nil {
 			out = append(out, *obs)
 		}
+		kept = kept || obs == nil
 	}
 	if err != nil {
-		o.skipsTried.Delete(threadID)
 		o.cfg.Logger.WarnContext(ctx, "the observer could not send again the turns it skipped under another model; tried again at the thread's next observation", "thread", threadID, "err", err)
+	} else if kept {
+		o.skipsTried.Store(threadID, true)
 	}
 	return out
 }
