@@ -17,16 +17,8 @@ import (
 // page has room for text, or on any error.
 func PlantLeftover(tb testing.TB, path, text string) int64 {
 	tb.Helper()
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(10000)&_txlock=immediate")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.Begin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx, done := pageTx(tb, path)
+	defer done()
 	var pages int64
 	if err := tx.QueryRow(`PRAGMA page_count`).Scan(&pages); err != nil {
 		tb.Fatal(err)
@@ -82,16 +74,8 @@ func leafGap(p []byte, n int) (int, bool) {
 // any error.
 func PlantInTrunk(tb testing.TB, path, text string) int64 {
 	tb.Helper()
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(10000)&_txlock=immediate")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer db.Close()
-	tx, err := db.Begin()
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer tx.Rollback()
+	tx, done := pageTx(tb, path)
+	defer done()
 	for _, q := range []string{
 		`CREATE TABLE plant_in_trunk_filler (b BLOB)`,
 		`INSERT INTO plant_in_trunk_filler SELECT zeroblob(3000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 40) SELECT i FROM n)`,
@@ -122,4 +106,25 @@ func PlantInTrunk(tb testing.TB, path, text string) int64 {
 		tb.Fatal(err)
 	}
 	return pg
+}
+
+// pageTx opens a connection of its own to the SQLite file at path and
+// begins a write transaction on it (waiting up to 10 s for the engine's
+// writers, as another process would). done rolls the transaction back
+// unless it was committed and closes the connection. It fails the test on
+// any error.
+func pageTx(tb testing.TB, path string) (tx *sql.Tx, done func()) {
+	tb.Helper()
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+"?_pragma=busy_timeout(10000)&_txlock=immediate")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if tx, err = db.Begin(); err != nil {
+		db.Close()
+		tb.Fatal(err)
+	}
+	return tx, func() {
+		tx.Rollback()
+		db.Close()
+	}
 }
