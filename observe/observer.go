@@ -230,7 +230,10 @@ type Result struct {
 	Observations []Observation `json:"observations"`
 	// Reflection is the reflection stored by this call, if any.
 	Reflection *Observation `json:"reflection,omitempty"`
-	// Pending is the plan after the call: what is still unobserved.
+	// Pending is the plan after the call: what is still unobserved. A
+	// call stopped on an error after a round stored gives the plan that
+	// round started from, past the round's turns (the watermark is the
+	// stored one), when it could not read the plan again.
 	Pending Plan `json:"pending"`
 	// Skipped lists the ranges this call skipped, oldest first: their
 	// content was refused by the endpoint when sent alone (Skip); left
@@ -345,6 +348,7 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 			}
 			if sk != nil {
 				res.Skipped = append(res.Skipped, *sk)
+				res.Pending = passed(res.Pending, turns, o.cfg.Threshold)
 				continue
 			}
 		}
@@ -352,6 +356,7 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 			return err
 		}
 		res.Observations = append(res.Observations, *obs)
+		res.Pending = passed(res.Pending, turns, o.cfg.Threshold)
 	}
 	if opt.NoReflect {
 		return nil
@@ -362,6 +367,19 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 	}
 	res.Reflection = r
 	return nil
+}
+
+// passed is p, the plan a round started from, once the round stored
+// turns (its observation or skip moved the watermark to their last seq):
+// Result.Pending when the next round's plan fails (an interrupt while it
+// reads the turns said the watermark one chunk behind the stored one:
+// "observed … seq 9–12", then "watermark 8"; readme72 F4).
+func passed(p Plan, turns []Turn, threshold int) Plan {
+	p.Watermark = max(p.Watermark, turns[len(turns)-1].Seq)
+	p.PendingTurns = max(p.PendingTurns-len(turns), 0)
+	p.PendingTokens = max(p.PendingTokens-turnTokens(turns), 0)
+	p.Due, p.Next = p.PendingTokens >= threshold, nil
+	return p
 }
 
 // ObserveRange runs the observer on the turns of threadID with fromSeq <= seq
