@@ -39,6 +39,19 @@ func (e *partialError) Error() string {
 // Unwrap gives ErrPartial and the cause, for errors.Is and errors.As.
 func (e *partialError) Unwrap() []error { return []error{ErrPartial, e.err} }
 
+// Partial returns the error of a run of several Observe calls that
+// stored stored observations and skips in all before it stopped on err:
+// it matches ErrPartial and err's cause (errors.Is), and its text counts
+// stored ("observe: 73 observation(s) stored, then: context canceled").
+// When err is Observe's own partial error, which counts one call's, its
+// cause is kept and its count replaced.
+func Partial(stored int, err error) error {
+	if p, ok := err.(*partialError); ok {
+		err = p.err
+	}
+	return &partialError{stored: stored, err: err}
+}
+
 // ErrMalformedAnswer is returned by Observe and Reflect when the model's answer
 // is not the JSON shape the prompt asks for. Nothing is stored or memoized.
 var ErrMalformedAnswer = errors.New("observe: model returned a malformed answer")

@@ -24,13 +24,13 @@ var errNoProgress = errors.New("observe: the observer stopped at its bound on mo
 // stored nothing (errNoProgress): it never spins. The result returned
 // gathers every call's; nil when the first call returned none (an
 // error before the observer ran: a thread not stored, …). An error after
-// something was stored is a *storedError counting what every call
+// something was stored is observe.Partial's, counting what every call
 // stored (it counted the last call's: "interrupted: 9 observation(s)
 // stored" when the command stored 73; readme72 F4).
 func observeAll(ctx context.Context, e *engine.Engine, thread string, opt observe.Options, each func(*observe.Result)) (*observe.Result, error) {
 	all, err := observeRounds(ctx, e, thread, opt, each)
 	if err != nil && all != nil && len(all.Observations)+len(all.Skipped) > 0 {
-		err = &storedError{stored: len(all.Observations) + len(all.Skipped), err: partialCause(err)}
+		err = observe.Partial(len(all.Observations)+len(all.Skipped), err)
 	}
 	return all, err
 }
@@ -82,33 +82,4 @@ func gather(all, res *observe.Result, each func(*observe.Result)) {
 	}
 	all.Pending, all.Backoffs = res.Pending, res.Backoffs
 	all.ChunkCapTokens, all.MaxRoundsReached = res.ChunkCapTokens, res.MaxRoundsReached
-}
-
-// storedError is observeAll's error when it stopped on err after its
-// calls stored stored observations and skips: "observe: 73
-// observation(s) stored, then: context canceled". It matches
-// observe.ErrPartial and err.
-type storedError struct {
-	stored int
-	err    error
-}
-
-// Error names what the whole command stored, then the cause.
-func (e *storedError) Error() string {
-	return fmt.Sprintf("observe: %d observation(s) stored, then: %v", e.stored, e.err)
-}
-
-// Unwrap gives observe.ErrPartial and the cause, for errors.Is and errors.As.
-func (e *storedError) Unwrap() []error { return []error{observe.ErrPartial, e.err} }
-
-// partialCause is the cause of err when err is the observer's own
-// partial error (it unwraps to observe.ErrPartial and the cause, and
-// counts one call's observations), else err.
-func partialCause(err error) error {
-	if u, ok := err.(interface{ Unwrap() []error }); ok {
-		if errs := u.Unwrap(); len(errs) == 2 && errs[0] == observe.ErrPartial {
-			return errs[1]
-		}
-	}
-	return err
 }
