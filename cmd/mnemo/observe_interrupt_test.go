@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync/atomic"
@@ -26,22 +24,7 @@ import (
 // without --json, whose observations and pending watermark are the
 // stored ones. The interrupt comes from the fake's 20th call.
 func TestObserveInterruptedCountsAll(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(t.TempDir(), "long.jsonl")
-	var b strings.Builder
-	for _, thread := range []string{"text", "json"} {
-		for i := range 60 {
-			role := []string{"user", "assistant"}[i%2]
-			fmt.Fprintf(&b, `{"thread":%q,"resource":"r","id":"%s-%d","role":%q,"content":"turn %d: %s"}`+"\n",
-				thread, thread, i, role, i, strings.Repeat("the train from Lyon to Porto leaves at seven ", 4))
-		}
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", path); code != 0 {
-		t.Fatalf("ingest exit %d: %s", code, stderr)
-	}
+	dir := longThreadsDir(t, "text", "json")
 	var calls atomic.Int64
 	var cancel atomic.Pointer[context.CancelFunc]
 	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {

@@ -24,22 +24,7 @@ import (
 // goes on while turns are due. Here 60 turns of about 50 tokens under a
 // threshold of 120 make some 28 chunks.
 func TestObserveForceObservesEverything(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(t.TempDir(), "long.jsonl")
-	var b strings.Builder
-	for _, thread := range []string{"forced", "due"} {
-		for i := range 60 {
-			role := []string{"user", "assistant"}[i%2]
-			fmt.Fprintf(&b, `{"thread":%q,"resource":"r","id":"%s-%d","role":%q,"content":"turn %d: %s"}`+"\n",
-				thread, thread, i, role, i, strings.Repeat("the train from Lyon to Porto leaves at seven ", 4))
-		}
-	}
-	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", path); code != 0 {
-		t.Fatalf("ingest exit %d: %s", code, stderr)
-	}
+	dir := longThreadsDir(t, "forced", "due")
 	var calls atomic.Int64
 	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
 		calls.Add(1)
@@ -63,4 +48,28 @@ func TestObserveForceObservesEverything(t *testing.T) {
 			t.Fatalf("observe --json: exit %d, %v, %d model calls:\n%s\n%s", code, err, calls.Load(), out, stderr)
 		}
 	})
+}
+
+// longThreadsDir returns a data directory holding the threads named, each
+// of 60 turns of about 50 tokens (user and assistant in turn, resource
+// "r", ids "<thread>-<i>"), ingested through mnemo ingest.
+func longThreadsDir(t *testing.T, threads ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	var b strings.Builder
+	for _, thread := range threads {
+		for i := range 60 {
+			role := []string{"user", "assistant"}[i%2]
+			fmt.Fprintf(&b, `{"thread":%q,"resource":"r","id":"%s-%d","role":%q,"content":"turn %d: %s"}`+"\n",
+				thread, thread, i, role, i, strings.Repeat("the train from Lyon to Porto leaves at seven ", 4))
+		}
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, stderr := run(t, nil, "--dir", dir, "ingest", path); code != 0 {
+		t.Fatalf("ingest exit %d: %s", code, stderr)
+	}
+	return dir
 }
