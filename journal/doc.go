@@ -1,7 +1,10 @@
 // Package journal is mnemo's run journal over the shared database:
 // memoized steps keyed by sequence, durable tool applications, the memctx
 // record of every run (DESIGN.md, "Journal, memoization and replay") and the
-// dispatch journal of side-effecting tool calls (dispatch.go).
+// dispatch journal of side-effecting tool calls (dispatch.go). Package
+// observe checks, lists and forgets its memo entries in its own
+// transactions through the functions of memo.go (HasMemo, MemoKeys, Memos,
+// ForgetMemo, ForgetMemos), never with SQL of its own.
 //
 // A library user reaches the engine's journal through engine.Engine.Journal
 // (Step, Apply, MemCtx, ListRuns …). The functions that take a transaction

@@ -55,3 +55,24 @@ var DispatchLookups = []struct {
 	{"AnsweredBy", answeredBySQL, []any{"t", "call-1", "t", "call-1", 1 << 40, 1 << 40}},
 	{"DispatchAnswer", dispatchAnswerSQL, []any{"run", "call-1"}},
 }
+
+// MemoRangeSQL are the statements of MemoKeys, Memos and ForgetMemos in
+// dialect d, with the arguments they run with for the range [lo, hi) (and
+// lo itself as MemoKeys' key, ForgetMemos keeping nothing), for the tests
+// that read their plans.
+func MemoRangeSQL(d store.Dialect, lo, hi string) []struct {
+	Name  string
+	Query string
+	Args  []any
+} {
+	forget, args := forgetMemosSQL(d, lo, hi, nil)
+	return []struct {
+		Name  string
+		Query string
+		Args  []any
+	}{
+		{"MemoKeys", d.Text(memoKeysSQLite, memoKeysPostgres), []any{lo, lo, hi}},
+		{"Memos", d.Text(memosSQLite, memosPostgres), []any{lo, hi}},
+		{"ForgetMemos", forget, args},
+	}
+}

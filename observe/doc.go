@@ -51,7 +51,10 @@
 // # Imports
 //
 // Owns the table observations and its invalidation. It may import journal
-// (memoized observer calls), internal/store, internal/render,
+// (memoized observer calls; the memo entries it checks, lists and forgets
+// in its own transactions go through the journal's HasMemo, MemoKeys,
+// Memos, ForgetMemo and ForgetMemos: the journal table is the journal's,
+// and no statement here names it), internal/store, internal/render,
 // internal/tokens and internal/bm25 (Search's formula, shared with recall);
 // never engine, recall or working.
 //

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/mnemo-go/mnemo/internal/store"
@@ -99,12 +98,7 @@ func Invalidate(ctx context.Context, tx store.Conn, threadID string, fromSeq int
 		return nil, err
 	}
 	lo, hi := memoKeyRange(threadID)
-	q, args := store.DialectOfConn(tx).Text(forgetMemoSQLite, forgetMemoPostgres), []any{lo, hi}
-	if len(keep) > 0 {
-		q += ` AND key NOT IN (?` + strings.Repeat(`, ?`, len(keep)-1) + `)`
-		args = append(args, keep...)
-	}
-	if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+	if err := journal.ForgetMemos(ctx, tx, lo, hi, keep); err != nil {
 		return nil, fmt.Errorf("observe: forget memo entries of %s: %w", threadID, err)
 	}
 	return ids, nil
@@ -118,58 +112,24 @@ func Invalidate(ctx context.Context, tx store.Conn, threadID string, fromSeq int
 // entries: a skip before the erased seq kept its empty row, an
 // observation of nothing, its turns neither observed, nor listed by
 // Skips, nor sent again under another model.
-func skipRecordsKept(ctx context.Context, tx store.Conn, threadID string, rows []Observation, hit map[string]bool) ([]any, error) {
-	q := store.DialectOfConn(tx).Text(
-		`SELECT key FROM journal WHERE scope = '`+journal.ScopeMemo+`' AND (key = ? OR key >= ? AND key < ?)`,
-		`SELECT key FROM journal WHERE scope = '`+journal.ScopeMemo+`' AND (key = ? OR key COLLATE "C" >= ? AND key COLLATE "C" < ?)`)
-	var keep []any
+func skipRecordsKept(ctx context.Context, tx store.Conn, threadID string, rows []Observation, hit map[string]bool) ([]string, error) {
+	var keep []string
 	for _, o := range rows {
 		if hit[o.ID] || o.Level != LevelObservation || o.Content != "" {
 			continue
 		}
 		retried := skipRetryKey(threadID, o.FromSeq, o.ToSeq, "")
-		keys, err := queryKeys(ctx, tx, q, skipKey(threadID, o.FromSeq, o.ToSeq), retried, retried[:len(retried)-1]+"}")
+		keys, err := journal.MemoKeys(ctx, tx, skipKey(threadID, o.FromSeq, o.ToSeq), retried, retried[:len(retried)-1]+"}")
 		if err != nil {
 			return nil, fmt.Errorf("observe: skips of %s: %w", threadID, err)
 		}
 		if !slices.Contains(keys, skipKey(threadID, o.FromSeq, o.ToSeq)) {
 			continue // an observation of nothing
 		}
-		for _, k := range keys {
-			keep = append(keep, k)
-		}
+		keep = append(keep, keys...)
 	}
 	return keep, nil
 }
-
-// queryKeys returns the first column of q's rows, strings.
-func queryKeys(ctx context.Context, tx store.Conn, q string, args ...any) ([]string, error) {
-	rows, err := tx.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var keys []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		keys = append(keys, k)
-	}
-	return keys, rows.Err()
-}
-
-// Invalidate's delete of a thread's memo entries, a range of keys in byte
-// order: SQLite's primary key compares bytewise (BINARY); Postgres's
-// through COLLATE "C", which journal_memo_key_bytes indexes (the scope is
-// written out: a bound one would not match the partial index). Before,
-// substr(key, 1, n) = prefix read every memo entry of every thread at each
-// erasure.
-const (
-	forgetMemoSQLite   = `DELETE FROM journal WHERE scope = '` + journal.ScopeMemo + `' AND key >= ? AND key < ?`
-	forgetMemoPostgres = `DELETE FROM journal WHERE scope = '` + journal.ScopeMemo + `' AND key COLLATE "C" >= ? AND key COLLATE "C" < ?`
-)
 
 // memoKeyRange returns the byte-order range [lo, hi) of threadID's memo
 // keys: lo is MemoPrefix(threadID), hi is lo with its final '|' raised to

@@ -235,13 +235,12 @@ func (o *Observer) storeObservation(ctx context.Context, obs *Observation, turns
 // reach): the answer may hold erased turns and is not stored
 // (ErrTurnsErased).
 func memoKept(ctx context.Context, tx store.Conn, obs *Observation) error {
-	var one int
-	err := tx.QueryRowContext(ctx, `SELECT 1 FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, obs.MemoKey).Scan(&one)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%w: %s %d..%d", ErrTurnsErased, obs.ThreadID, obs.FromSeq, obs.ToSeq)
-	}
+	kept, err := journal.HasMemo(ctx, tx, obs.MemoKey)
 	if err != nil {
 		return fmt.Errorf("observe: store observation: %w", err)
+	}
+	if !kept {
+		return fmt.Errorf("%w: %s %d..%d", ErrTurnsErased, obs.ThreadID, obs.FromSeq, obs.ToSeq)
 	}
 	return nil
 }
@@ -279,7 +278,7 @@ func forgetAnswer(ctx context.Context, btx *store.Tx, obs *Observation, err erro
 	if !errors.Is(err, ErrTurnsErased) {
 		return err
 	}
-	if _, derr := store.Bound(btx).ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, obs.MemoKey); derr != nil {
+	if derr := journal.ForgetMemo(ctx, btx, obs.MemoKey); derr != nil {
 		return fmt.Errorf("observe: forget memo entry %s: %w", obs.MemoKey, derr)
 	}
 	if cerr := commit(ctx, btx); cerr != nil {
@@ -355,14 +354,12 @@ func coveredSkips(ctx context.Context, tx store.Conn, obs *Observation) ([]Obser
 	}
 	var skips []Observation
 	for _, e := range empty {
-		var one int
-		err := tx.QueryRowContext(ctx, `SELECT 1 FROM journal WHERE scope = ? AND key = ?`,
-			journal.ScopeMemo, skipKey(e.ThreadID, e.FromSeq, e.ToSeq)).Scan(&one)
-		if errors.Is(err, sql.ErrNoRows) {
-			continue // observed, nothing worth keeping: no skip
-		}
+		skipped, err := journal.HasMemo(ctx, tx, skipKey(e.ThreadID, e.FromSeq, e.ToSeq))
 		if err != nil {
 			return nil, fmt.Errorf("observe: store observation: %w", err)
+		}
+		if !skipped {
+			continue // observed, nothing worth keeping: no skip
 		}
 		skips = append(skips, e)
 	}
@@ -377,7 +374,7 @@ func dropSkip(ctx context.Context, tx store.Conn, sk Observation, now time.Time)
 		return fmt.Errorf("observe: replace skip %s: %w", sk.ID, err)
 	}
 	key := skipKey(sk.ThreadID, sk.FromSeq, sk.ToSeq)
-	if _, err := tx.ExecContext(ctx, `DELETE FROM journal WHERE scope = ? AND key = ?`, journal.ScopeMemo, key); err != nil {
+	if err := journal.ForgetMemo(ctx, tx, key); err != nil {
 		return fmt.Errorf("observe: forget skip %s: %w", key, err)
 	}
 	return nil

@@ -130,30 +130,17 @@ func skipOf(key string, out []byte) (*Skip, error) {
 // way.
 func Skips(ctx context.Context, db *sql.DB, threadID string) ([]Skip, error) {
 	lo := MemoPrefix(threadID) + "skipped|"
-	hi := lo[:len(lo)-1] + "}"
-	q := store.DialectOf(db).Text(
-		`SELECT key, output FROM journal WHERE scope = '`+journal.ScopeMemo+`' AND key >= ? AND key < ?`,
-		`SELECT key, output FROM journal WHERE scope = '`+journal.ScopeMemo+`' AND key COLLATE "C" >= ? AND key COLLATE "C" < ?`)
-	rows, err := store.Bound(db).QueryContext(ctx, q, lo, hi)
+	memos, err := journal.Memos(ctx, store.Bound(db), lo, lo[:len(lo)-1]+"}")
 	if err != nil {
 		return nil, fmt.Errorf("observe: skips of %s: %w", threadID, err)
 	}
-	defer rows.Close()
-	out := []Skip{}
-	for rows.Next() {
-		var key string
-		var rec []byte
-		if err := rows.Scan(&key, &rec); err != nil {
-			return nil, fmt.Errorf("observe: skips of %s: %w", threadID, err)
-		}
-		sk, err := skipOf(key, rec)
+	out := make([]Skip, 0, len(memos))
+	for _, m := range memos {
+		sk, err := skipOf(m.Key, m.Output)
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, *sk)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("observe: skips of %s: %w", threadID, err)
 	}
 	slices.SortFunc(out, func(a, b Skip) int { return cmp.Compare(a.FromSeq, b.FromSeq) })
 	return out, nil
