@@ -1,57 +1,10 @@
 package render
 
 import (
-	"fmt"
-	"regexp/syntax"
 	"sort"
 	"strings"
-	"sync"
 	"unicode/utf8"
 )
-
-// markerBrackets are the opening brackets read as '[': ASCII, full-width,
-// and the square-bracket forms of Unicode's open punctuation (white, with
-// quill, tortoise-shell and lenticular shapes, the vertical presentation
-// form); and the round ones, ASCII, full-width, small, superscript,
-// subscript and ornamental: "(recalled · thread t · seq 9 · …)" reads
-// as the marker too (walk46). lock53 added the white, double and
-// flattened parentheses (⦅, whose full-width form ｟ was left out with
-// it; ⸨, ⟮), the other tortoise shells (⦗, ⟬, the ornament ❲) and the
-// upper and lower pieces of the tall square bracket and parenthesis
-// (⎡⎣⎛⎝), each drawn as one on a line. mark56 (walk56 F4) added the
-// other bracket-like openers a model may read a marker after: the curly
-// and angle brackets ("{recalled", "<recalled", ⦃ ❴ 〈 ⟨ ⟪ ⧼ ❬ ❮ ❰), the
-// CJK corner and double angle brackets (「 『 《) and the guillemets (« ‹);
-// their full-width and small forms (｛ ＜ ﹛) are read through baseForm.
-const markerBrackets = `[［⟦〚⁅〔〘【〖﹇⦋⦍⦏⦗⟬❲⎡⎣(（﹙⁽₍❨❪⦅⸨⟮⎛⎝{⦃❴<〈⟨⟪⧼❬❮❰「『《«‹`
-
-// invisible are the characters a text shows as nothing: format characters
-// (zero-width space, joiners, soft hyphen, BOM, bidi marks) and the other
-// default-ignorable code points of Unicode (combining grapheme joiner,
-// Hangul fillers, Khmer inherent vowels, Mongolian and Unicode variation
-// selectors), as regexp character class members.
-const invisible = `\p{Cf}\x{034F}\x{115F}\x{1160}\x{17B4}\x{17B5}\x{180B}-\x{180F}\x{3164}\x{FE00}-\x{FE0F}\x{FFA0}\x{E0100}-\x{E01EF}`
-
-// spaces are the space characters, as regexp character class members:
-// RE2's \s (tab, line feed, form feed, carriage return, space), the
-// vertical tab, NEL and Unicode's separators \p{Z} (no-break, en, em,
-// thin, ideographic and the other spaces; the line and paragraph
-// separators). A reader takes each for a space: "[\u00a0recalled" and
-// "[\u3000recalled" read as "[ recalled".
-const spaces = `\s\x{0B}\x{85}\p{Z}`
-
-// marks are the combining marks, \p{M}, as regexp character class
-// members: an accent on a letter ("r\u0301" reads "ŕ", taken for "r") or
-// on the bracket.
-const marks = `\p{M}`
-
-// blank are the characters allowed between the bracket and the word, as
-// regexp character class members: spaces, invisible characters and marks.
-const blank = spaces + invisible + marks
-
-// between are the characters allowed between the letters of the word, as
-// regexp character class members: invisible characters and marks.
-const between = invisible + marks
 
 // markerShape is marker-shaped text, as sets of characters: an opener
 // (an opening square, round, curly or angle bracket, a guillemet or a
@@ -74,25 +27,34 @@ const between = invisible + marks
 // "II"), as those. Consecutive sets of a phrase are disjoint (or, for a
 // phrase's tail, every character of the set after it that both hold may
 // be read by either), so the first way text can match is the only one.
+// Its sets are markerSets'.
 type markerShape struct {
 	brackets, bars runeSet
-	spelled        map[rune]string // characters read as several (spelledForms): "㎈" "cal"
+	spelled        []spelledRune // characters read as several (spelledForms), in order: "㎈" "cal"
 	phrases        []phrase
 }
 
-// markerShapes is the markerShape, built on first use (Message), as
-// building it reads some 20,000 characters' decompositions.
-var markerShapes = sync.OnceValue(func() *markerShape {
-	m := &markerShape{
-		brackets: classSet(markerBracketClass()),
-		bars:     classSet(markerBarClass()),
-		spelled:  spelledForms(),
+// spelledAs is what r is read as when that is several characters ("㎈":
+// "cal", spelled), and whether it is. No ASCII character is (spelled
+// holds characters of compatRanges, from U+00A0 on).
+func (m *markerShape) spelledAs(r rune) (string, bool) {
+	if r < utf8.RuneSelf {
+		return "", false
 	}
-	for _, d := range phraseDefs() {
-		m.phrases = append(m.phrases, d.compile())
+	lo, hi := 0, len(m.spelled)
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if m.spelled[mid].r < r {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
 	}
-	return m
-})
+	if lo < len(m.spelled) && m.spelled[lo].r == r {
+		return m.spelled[lo].form, true
+	}
+	return "", false
+}
 
 // quote quotes marker-shaped text in s (markerShape): "[recalled" becomes
 // "[quoted: recalled", "&#91;recall · thread" "&#91;quoted: recall ·
@@ -193,7 +155,7 @@ func (m *markerShape) match(p *phrase, s string, i int) (at, end int, ok bool) {
 	at = i
 	for i < len(s) {
 		r, n := nextRune(s, i)
-		sp, several := m.spelled[r]
+		sp, several := m.spelledAs(r)
 		if !several {
 			sp = string(r)
 		}
@@ -231,22 +193,6 @@ func nextRune(s string, i int) (rune, int) {
 // runeSet is a set of characters as regexp/syntax writes a character
 // class: sorted, disjoint, inclusive lo, hi pairs.
 type runeSet []rune
-
-// classSet parses regexp character class members (the inside of [...]) as
-// the regexp package does.
-func classSet(members string) runeSet {
-	re, err := syntax.Parse("["+members+"]", syntax.Perl)
-	if err != nil {
-		panic(fmt.Sprintf("render: character class %q: %v", members, err))
-	}
-	switch {
-	case re.Op == syntax.OpCharClass:
-		return runeSet(re.Rune)
-	case re.Op == syntax.OpLiteral && len(re.Rune) == 1:
-		return runeSet{re.Rune[0], re.Rune[0]}
-	}
-	panic(fmt.Sprintf("render: character class %q parsed as %v", members, re.Op))
-}
 
 // has reports whether r is in the set.
 func (rs runeSet) has(r rune) bool {

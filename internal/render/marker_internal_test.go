@@ -21,21 +21,22 @@ import (
 // quoting goes on: the character an alone piece allowed, or empty.
 // quote must agree with it on every text.
 var regexpShape = sync.OnceValue(func() *regexp.Regexp {
-	classes := letterClasses()
-	brackets, bars := markerBracketClass(), markerBarClass()
+	ref := live()
+	classes := ref.letters
+	brackets, bars := ref.markerBracketClass(), ref.markerBarClass()
 	// A word spelled apart: no stop followed by a space, invisible
 	// characters and marks between them aside (but for a spaced one).
-	sp, st, inv, dash := spaceClass(), stopClass(), between, dashClass()
+	sp, st, inv, dash := ref.spaceClass(), ref.stopClass(), between, ref.dashClass()
 	brokenGap := `(?:[` + sp + dash + inv + `]|[` + st + `][` + st + inv + `]*[` + dash + `])*(?:[` + st + `][` + st + inv + `]*)?`
 	var alts []string
-	for _, d := range phraseDefs() {
+	for _, d := range phraseDefs(ref.sets()) {
 		open := `[` + brackets + `]|` + escapesOf(brackets)
 		if d.bars {
 			open = `[` + brackets + bars + `]|` + escapesOf(brackets) + `|` + escapesOf(bars)
 		}
 		var b strings.Builder
-		b.WriteString(`((?:` + open + `)[` + d.pieces[0].star + `]*)`)
-		last, star := `()`, d.pieces[0].star
+		b.WriteString(`((?:` + open + `)[` + classOf(d.pieces[0].star) + `]*)`)
+		last, star := `()`, classOf(d.pieces[0].star)
 		for _, pc := range d.pieces[1:] {
 			switch {
 			case pc.word != "":
@@ -52,22 +53,32 @@ var regexpShape = sync.OnceValue(func() *regexp.Regexp {
 					}
 					b.WriteString(`[` + classes[l] + `]`)
 				}
-			case pc.one != "":
-				b.WriteString(`[` + pc.one + `]`)
-			case pc.alone != "":
+			case pc.one != nil:
+				b.WriteString(`[` + classOf(pc.one) + `]`)
+			case pc.alone != nil:
 				// Nor what the star before it reads: the star reads all
 				// it can.
-				last = `((?:[^` + pc.alone + star + `]|$))`
+				last = `((?:[^` + classOf(pc.alone) + star + `]|$))`
 			default:
-				b.WriteString(`[` + pc.star + `]*`)
+				b.WriteString(`[` + classOf(pc.star) + `]*`)
 			}
-			star = pc.star
+			star = classOf(pc.star)
 		}
 		b.WriteString(last)
 		alts = append(alts, b.String())
 	}
 	return regexp.MustCompile(strings.Join(alts, "|"))
 })
+
+// classOf is the members of a regexp character class matching the set
+// rs: its ranges, \x{lo}-\x{hi}.
+func classOf(rs runeSet) string {
+	var b strings.Builder
+	for i := 0; i < len(rs); i += 2 {
+		fmt.Fprintf(&b, `\x{%X}-\x{%X}`, rs[i], rs[i+1])
+	}
+	return b.String()
+}
 
 // escapesOf is the regexp alternatives matching the escapes escapedAt
 // reads of each character of a class: HTML numeric references, decimal
@@ -146,7 +157,7 @@ func regexpQuote(s string) string {
 // as those ("cal"), for the regexp, which reads one character at a time:
 // quote(s), spelled, is regexpQuote of s spelled (lock53).
 func spell(s string) string {
-	sp := spelledForms()
+	sp := live().spelled
 	var b strings.Builder
 	for i := 0; i < len(s); {
 		r, n := nextRune(s, i)
@@ -272,7 +283,7 @@ func quoteCases() []string {
 		"&nbsp;recalled", "&lt; recalled", "&lt;;recalled", "&LTrecalled;", "&lturecalled;", "&laquorecalled;", "&nbsp;&lt;recalled",
 		"&mdash; see", "&brvbarrecall · thread;", "&LTReCaLLed;", "&ltUNtrusted tool;", "&lt2recalled;", "&ldquo;recalled", "&eurorecalled;",
 	)
-	for r, f := range spelledForms() { // each in place of the letters it may read as
+	for r, f := range live().spelled { // each in place of the letters it may read as
 		for k := range MarkerWord {
 			cases = append(cases, "["+MarkerWord[:k]+string(r)+MarkerWord[min(k+len([]rune(f)), len(MarkerWord)):])
 		}
@@ -344,7 +355,7 @@ func normalised(s string) string {
 		case unicode.Is(unicode.M, r) || inv.has(r):
 			continue
 		}
-		if f, ok := spelledForms()[r]; ok {
+		if f, ok := live().spelled[r]; ok {
 			b.WriteString(normalised(f))
 			continue
 		}

@@ -6,15 +6,6 @@ import (
 	"unicode/utf8"
 )
 
-// markerBars are the vertical bars a marker may open after, as regexp
-// character class members: ASCII, broken, box-drawing, the divides sign
-// and the light vertical ornament; their full-width and half-width forms
-// (｜, ￨) are read through baseForm. A bar opens a table cell as often as
-// anything, so after a bar only the marker phrases that end in mnemo's
-// own separators count (phrase.bars): "|recalled · thread t1 · seq 2 …"
-// is quoted, the markdown cell "| recalled |" is not.
-const markerBars = `|¦│┃∣❘`
-
 // escapedAt decodes the escape that begins at s[i], if one does: an HTML
 // character reference, numeric ("&#91;", "&#x5B;", the semicolon
 // optional, as browsers read it, 128 to 159 as Windows-1252: "&#139;"

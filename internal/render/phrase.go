@@ -1,7 +1,5 @@
 package render
 
-import "sync"
-
 // The phrases of mnemo's markers that stored text may not open after a
 // bracket (markerShape): the recall marker's word, its stem before
 // mnemo's separator, and the tool-output marks.
@@ -30,40 +28,17 @@ const (
 	seqWord = "seq"
 )
 
-// markerDots are mnemo's separator in a marker, the middle dot, and what a
-// reader takes for it (bullet, bullet operator, dot operator, katakana
-// middle dot, hyphenation point, word separator middle dot, Latin
-// sinological dot), as regexp character class members; their
-// compatibility forms (the Greek ano teleia, the half-width katakana
-// middle dot) are read through baseForm.
-const markerDots = `·•∙⋅・‧⸱ꞏ`
-
-// markerColons are the colon, read as a separator before threadWord as
-// mnemo's dot is ("[recall: thread t1 · seq 2"), as regexp character
-// class members; the full-width and small forms through baseForm.
-const markerColons = `:`
-
-// markerDashes are the characters read as a break inside a word, as
-// regexp character class members, with the spaces, the full stops
-// (markerStops) and invisible characters: dashes and hyphens (\p{Pd}), the
-// minus sign and the underscore ("[re-called", "[re_called").
-const markerDashes = `\p{Pd}\x{2212}_`
-
-// markerStops are the full stops read as a break inside a word
-// ("[r.e.c.a.l.l.e.d"), unless a space follows one: "(re. called)" is an
-// abbreviation and a word, not the marker's word spelled apart.
-const markerStops = `.`
-
-// piece is one part of a phrase, as regexp character class members: a
-// word (its letters read by letterClasses; with broken, spaces, dashes
-// and stops may come between them, breakClass, else only invisible
-// characters and marks; with spaced too, a space may follow a stop), a set read zero or more times (star) or exactly
-// once (one), or a set the next character may not be in (alone: the
-// character is not read, and the end of the text will do).
+// piece is one part of a phrase: a word (its letters read by
+// markerSets.letters; with broken, spaces, dashes and stops may come
+// between them, markerSets.breaks, else only invisible characters and
+// marks; with spaced too, a space may follow a stop), a set read zero or
+// more times (star) or exactly once (one), or a set the next character
+// may not be in (alone: the character is not read, and the end of the
+// text will do).
 type piece struct {
 	word             string
 	broken, spaced   bool
-	star, one, alone string
+	star, one, alone runeSet
 }
 
 // phraseDef is a phrase of marker-shaped text after its opener: its
@@ -76,8 +51,8 @@ type phraseDef struct {
 	pieces []piece
 }
 
-// phraseDefs are the phrases, in the order they are tried after an
-// opener (the first that matches is quoted):
+// phraseDefs are the phrases, of the sets s, in the order they are tried
+// after an opener (the first that matches is quoted):
 //
 //   - "recalled": MarkerWord, after any blank characters, whatever
 //     follows ("[recalled", "(Recalled · …", "[re\u200bcalled");
@@ -120,24 +95,22 @@ type phraseDef struct {
 // the word, so ordinary text ("(recall that f is continuous)", "a
 // markdown cell | recalled |", "[recall · precision] at k=10", "[re-call
 // · x]") stays as it is.
-func phraseDefs() []phraseDef {
-	blankC := markerBlankClass()
-	wordC, letterC := wordClass(), letterClass()
-	sepC := withForms(markerDots + markerColons)
+func phraseDefs(s *markerSets) []phraseDef {
+	blankC, wordC := s.blank, s.word
 	spelled := func(next ...piece) []piece {
 		return append([]piece{{star: blankC}, {word: MarkerWord, broken: true, spaced: true},
-			{star: blankC + stopClass() + sepC}}, next...)
+			{star: s.blankStopSep}}, next...)
 	}
 	stem := func(sep []piece, next ...piece) []piece {
-		p := append([]piece{{star: blankC}, {word: stemWord, broken: true}, {star: tailClass()}, {star: blankC}}, sep...)
+		p := append([]piece{{star: blankC}, {word: stemWord, broken: true}, {star: s.tail}, {star: blankC}}, sep...)
 		return append(p, next...)
 	}
-	dot := []piece{{one: sepC}, {star: blankC + sepC}}
-	stop := []piece{{one: stopClass()}, {star: between}, {one: spaceClass()}, {star: blankC + sepC + stopClass()}}
+	dot := []piece{{one: s.sep}, {star: s.blankSep}}
+	stop := []piece{{one: s.stop}, {star: s.between}, {one: s.space}, {star: s.blankStopSep}}
 	untrusted := func(next ...piece) []piece {
 		return append([]piece{{star: blankC}, {word: untrustedWord, broken: true}, {star: blankC}}, next...)
 	}
-	seq := []piece{{word: seqWord, broken: true}, {star: between}, {alone: letterC}}
+	seq := []piece{{word: seqWord, broken: true}, {star: s.between}, {alone: s.letter}}
 	return []phraseDef{
 		{"recalled", false, []piece{{star: blankC}, {word: MarkerWord}}},
 		{"re-called", false, []piece{{star: blankC}, {word: MarkerWord, broken: true}, {star: blankC}, {alone: wordC}}},
@@ -147,8 +120,8 @@ func phraseDefs() []phraseDef {
 		{"recall · seq", true, stem(dot, seq...)},
 		{"recall. thread", true, stem(stop, piece{word: threadWord, broken: true})},
 		{"recall. seq", true, stem(stop, seq...)},
-		{"untrusted tool", true, untrusted(piece{word: toolWord, broken: true}, piece{star: between}, piece{alone: wordC})},
-		{"untrusted tools", true, untrusted(piece{word: toolsWord, broken: true}, piece{star: between}, piece{alone: wordC})},
+		{"untrusted tool", true, untrusted(piece{word: toolWord, broken: true}, piece{star: s.between}, piece{alone: wordC})},
+		{"untrusted tools", true, untrusted(piece{word: toolsWord, broken: true}, piece{star: s.between}, piece{alone: wordC})},
 		{"untrusted tool output", true, untrusted(piece{word: toolWord, broken: true}, piece{star: blankC},
 			piece{word: outputWord, broken: true})},
 	}
@@ -160,43 +133,44 @@ type phrase struct {
 	pieces []setPiece
 }
 
-// setPiece is a piece with its sets built: letters for a word (and
+// setPiece is a piece as the matcher reads it: letters for a word (and
 // breaks, read between two letters, of which spaces and stops for the
-// stop rule), set for a star, a one or an alone.
+// stop rule, and unbroken the invisible characters and marks, which
+// leave it), set for a star, a one or an alone.
 type setPiece struct {
 	letters       []runeSet
 	breaks        runeSet
 	spaces, stops runeSet
+	unbroken      runeSet
 	set           runeSet
 	one, alone    bool
 }
 
-// compile builds d's sets.
-func (d phraseDef) compile() phrase {
-	classes := letterClasses()
-	broken, unbroken := classSet(breakClass()), classSet(between)
-	spaces, stops := classSet(spaceClass()), classSet(stopClass())
-	p := phrase{bars: d.bars}
+// compile is d as the matcher reads it, its words' letters and breaks
+// taken from s.
+func (d phraseDef) compile(s *markerSets) phrase {
+	p := phrase{bars: d.bars, pieces: make([]setPiece, 0, len(d.pieces))}
 	for _, pc := range d.pieces {
 		switch {
 		case pc.word != "":
-			sp := setPiece{breaks: unbroken}
+			sp := setPiece{breaks: s.between, unbroken: s.between}
 			if pc.broken {
-				sp = setPiece{breaks: broken, spaces: spaces, stops: stops}
+				sp = setPiece{breaks: s.breaks, spaces: s.space, stops: s.stop, unbroken: s.between}
 			}
 			if pc.spaced {
 				sp.stops = nil // no stop rule: stepWord never sets stop
 			}
+			sp.letters = make([]runeSet, 0, len(pc.word))
 			for _, l := range pc.word {
-				sp.letters = append(sp.letters, classSet(classes[l]))
+				sp.letters = append(sp.letters, s.letterSet(l))
 			}
 			p.pieces = append(p.pieces, sp)
-		case pc.one != "":
-			p.pieces = append(p.pieces, setPiece{set: classSet(pc.one), one: true})
-		case pc.alone != "":
-			p.pieces = append(p.pieces, setPiece{set: classSet(pc.alone), alone: true})
+		case pc.one != nil:
+			p.pieces = append(p.pieces, setPiece{set: pc.one, one: true})
+		case pc.alone != nil:
+			p.pieces = append(p.pieces, setPiece{set: pc.alone, alone: true})
 		default:
-			p.pieces = append(p.pieces, setPiece{set: classSet(pc.star)})
+			p.pieces = append(p.pieces, setPiece{set: pc.star})
 		}
 	}
 	return p
@@ -260,14 +234,11 @@ func (p *phrase) stepWord(st *matchState, pc *setPiece, c rune) bool {
 		st.stop = true
 	case pc.spaces.has(c):
 		return !st.stop
-	case !unbrokenSet().has(c):
+	case !pc.unbroken.has(c):
 		st.stop = false // a dash or '_'; invisible characters and marks leave it
 	}
 	return true
 }
-
-// unbrokenSet is between as a set, built once.
-var unbrokenSet = sync.OnceValue(func() runeSet { return classSet(between) })
 
 // endsAt reports whether the text may end in state st: only stars are
 // left before an alone piece.
