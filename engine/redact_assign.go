@@ -402,10 +402,11 @@ func assignedValue(match string) string {
 
 // notDirectoryOrLabel is the assignment rule's verifyIn: the match m
 // (submatch indexes in s) is no assignment to the shell's working
-// directory (notWorkingDirectory) and no label followed by a sentence
-// (notLabelProse).
+// directory (notWorkingDirectory), no file given to a flag or a
+// credentials variable (notNamedFile) and no label followed by a
+// sentence (notLabelProse).
 func notDirectoryOrLabel(s string, m []int) bool {
-	return notWorkingDirectory(s, m) && notLabelProse(s, m)
+	return notWorkingDirectory(s, m) && notNamedFile(s, m) && notLabelProse(s, m)
 }
 
 // notLabelProse rejects a match that is a list's or heading's label

@@ -390,3 +390,27 @@ func bareSecret(v string) bool {
 	}
 	return strings.Trim(w, "abcdefghijklmnopqrstuvwxyz-_.,=/:") != ""
 }
+
+// notNamedFile rejects an assignment whose value names a file (filePath)
+// and whose name is a command-line flag (--credentials=~/creds.json,
+// --token=./token.txt) or ends in credentials or creds
+// (GOOGLE_APPLICATION_CREDENTIALS=/home/bob/sa.json, a variable that
+// names a key file): cli-secret-flag keeps such a value after a blank,
+// and the '=' form was replaced (red73). Any other name keeps its rule:
+// password=~/pw.txt is replaced.
+func notNamedFile(s string, m []int) bool {
+	match := s[m[0]:m[1]]
+	v := strings.TrimRight(assignedValue(match), ",;") // a bare value runs to a blank: x.json; next
+	if len(v) == len(match) || strings.ContainsAny(v, " \t,;=&|<>`") || !filePath(strings.Trim(v, `\`)) {
+		return true // one path and nothing else: ~/x,password=… is replaced whole
+	}
+	word := m[0]
+	for word > 0 && nameByte(s[word-1]) {
+		word--
+	}
+	if s[word] == '-' {
+		return false // a flag: its name starts with a dash
+	}
+	name := strings.ToLower(strings.TrimRight(match[:len(match)-len(v)], " \t=:"))
+	return !strings.HasSuffix(name, "credentials") && !strings.HasSuffix(name, "creds")
+}

@@ -200,6 +200,13 @@ func TestRedactCommandLineKeys(t *testing.T) {
 			"t --creds $HOME/creds.json; t --credentials /home/Bob/creds-2024.json; t --password ~/pw.txt; t --credentials 'sa-key-2.json'"},
 		{"token-slash-start", "vault login --token /u8Xk2Lm9aBq+Zx ok", "vault login --token " + m + " ok"},
 		{"password-tilde-no-path", "t --password ~Hunter2 -v", "t --password " + m + " -v"},
+		// red73: a file's path after '=' was replaced (the assignment
+		// rule's), after a blank kept; a path and more is replaced whole.
+		{"credentials-equals-path-kept", "tool --credentials=~/creds.json; t --token=./token.txt; t --password=\"/home/Bob/pw.txt\"",
+			"tool --credentials=~/creds.json; t --token=./token.txt; t --password=\"/home/Bob/pw.txt\""},
+		{"credentials-variable-path-kept", "export GOOGLE_APPLICATION_CREDENTIALS=/home/bob/sa-key.json", "export GOOGLE_APPLICATION_CREDENTIALS=/home/bob/sa-key.json"},
+		{"credentials-equals-path-and-more", "t --credentials=~/x.json,password=hunter2 -v", "t --credentials=" + m + " -v"},
+		{"password-variable-path", "password=~/pw.txt and secret: ./s.txt", "password=" + m + " and secret: " + m},
 		// red70: a flag starting with p glued to -p is no password.
 		{"login-pretty-kept", "docker login -u bob -pretty registry; docker login -password-stdin registry",
 			"docker login -u bob -pretty registry; docker login -password-stdin registry"},
