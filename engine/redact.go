@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Redactor removes secrets from text before it is stored. Implementations
@@ -310,8 +311,11 @@ func DefaultRedactor() *PatternRedactor {
 // so the cost grows with the text, not with the number of triggers.
 type prefilter struct {
 	always bitset // rules that run on every text
-	byLine bitset // rules searched only on the lines holding their triggers (lineLocal)
-	// lineMay[i] is rules[i].lineMay, for a rule of byLine.
+	// patterns[i] is rules[i].Pattern, for a rule with triggers; local[i]
+	// whether it is lineLocal (byLine), found on the rule's first search.
+	patterns []*regexp.Regexp
+	local    []atomic.Uint32
+	// lineMay[i] is rules[i].lineMay, for a rule with triggers.
 	lineMay []func(line string, at int) bool
 	pair    [1 << 16]uint16
 	groups  [][]trigger // groups[pair[k]-1]: the triggers starting with k
@@ -329,8 +333,8 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 
 func newPrefilter(rules []Rule) *prefilter {
-	p := &prefilter{n: len(rules), always: make(bitset, (len(rules)+63)/64), byLine: make(bitset, (len(rules)+63)/64),
-		lineMay: make([]func(string, int) bool, len(rules))}
+	p := &prefilter{n: len(rules), always: make(bitset, (len(rules)+63)/64), patterns: make([]*regexp.Regexp, len(rules)),
+		local: make([]atomic.Uint32, len(rules)), lineMay: make([]func(string, int) bool, len(rules))}
 	for i, r := range rules {
 		short := len(r.Triggers) == 0
 		for _, t := range r.Triggers {
@@ -340,10 +344,7 @@ func newPrefilter(rules []Rule) *prefilter {
 			p.always.set(i)
 			continue
 		}
-		if lineLocal(r.Pattern) {
-			p.byLine.set(i)
-			p.lineMay[i] = r.lineMay
-		}
+		p.patterns[i], p.lineMay[i] = r.Pattern, r.lineMay
 		for _, t := range r.Triggers {
 			t = asciiLower(t)
 			k := uint16(t[0])<<8 | uint16(t[1])
