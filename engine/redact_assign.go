@@ -190,6 +190,8 @@ func assignmentRules() []Rule {
 			within: rejectedPart(assignment), cut: stringEnd(assignment), rawNamed: holdsCredentialTrigger},
 		keyAssignmentRule(),
 		qualifiedRule(),
+		fullwidthRule(),
+		wrappedRule(),
 	}
 }
 

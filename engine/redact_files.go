@@ -54,9 +54,11 @@ func yamlRules() []Rule {
 		// (password:\n  hunter2secret, after blank and comment lines
 		// too): replaced by RedactionMark (yamlPlainScalar). A list, a
 		// mapping, a placeholder, a reference or words (a blank inside)
-		// stay.
+		// stay. A note between the name and its colon counts, as the
+		// assignment-qualified rule reads one (Password (home wifi):\n
+		// hunter2secret: red73, stored in clear).
 		{Name: "yaml-credential-plain",
-			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)s?` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
+			Pattern: mustRe(`(?im)^` + yamlKeyStart + `[\w.-]*(?:` + credentialNames + `)s?(?:` + qualifier + `)?` + yamlKeyEnd + `(?:#[^\r\n]*)?\r?\n` +
 				yamlGap + `(?:[ \t]+[^\s#][^\r\n]*(?:\r?\n|\z))+`),
 			Triggers: credentialTriggers, rewrite: yamlPlainScalar, may: mayYAMLKeyAlone},
 		// Kubernetes' EnvVar (a container's env: list, API reference

@@ -102,6 +102,19 @@ func TestRedactLabelQualified(t *testing.T) {
 		{"plural-prose-line", "I changed both passwords: hunter2 and swordfish", "I changed both passwords: " + m},
 		{"plural-bracketed", "Passwords (family): Tr0ub4dor&3 and hunter2hunter2", "Passwords (family): " + m},
 		{"creds-label", "- **Creds**: Tr0ub4dor&3", "- **Creds**: " + m},
+		// red73 (readme72 F2): each stored in clear.
+		{"dashed-hyphenated", "- Password - Wi-Fi: Tr0ubG16\n- Password - Home Wi-Fi: Tr0ubG17", "- Password - Wi-Fi: " + m + "\n- Password - Home Wi-Fi: " + m},
+		{"bracketed-next-line", "Password (home wifi):\n  Tr0ubG08", "Password (home wifi):\n  " + m},
+		{"bracketed-equals", "Password (home wifi) = Tr0ubG26", "Password (home wifi) = " + m},
+		{"square-bracketed", "Password [home wifi]: Tr0ub4dorA4", "Password [home wifi]: " + m},
+		{"braced", "Password {home wifi}: Tr0ub4dorA5", "Password {home wifi}: " + m},
+		{"two-notes", "Password (wifi) (guest): Tr0ubG19", "Password (wifi) (guest): " + m},
+		{"doubled-parentheses", "Password ((home)): Tr0ubG20", "Password ((home)): " + m},
+		{"two-dashed-notes", "- Password - Wifi - Guest: Tr0ub4dorB6", "- Password - Wifi - Guest: " + m},
+		{"word-in-note", "Wi-Fi (password): Tr0ub4dorD9\nRouter [admin password]: Tr0ub4dorD8", "Wi-Fi (password): " + m + "\nRouter [admin password]: " + m},
+		{"break-before-note", "Password\n(home wifi): Tr0ubG14", "Password\n(home wifi): " + m},
+		{"break-before-colon", "Password (home wifi)\n: Tr0ubG15\nToken\n: abcd1234efgh", "Password (home wifi)\n: " + m + "\nToken\n: " + m},
+		{"full-width-colon", "password：Tr0ubX2\npassword (home wifi)： Tr0ubX1\n**Password**：hunter2x", "password：" + m + "\npassword (home wifi)： " + m + "\n**Password**：" + m},
 		// Kept: a sentence after a plural, a placeholder, usage counts.
 		{"plural-sentence", "Passwords: use a phrase that is easy for you to remember", ""},
 		{"plural-bracketed-sentence", "- **Passwords (family)**: Use a phrase that is easy for you to remember.", ""},
@@ -109,6 +122,16 @@ func TestRedactLabelQualified(t *testing.T) {
 		{"dashed-placeholder", "Password - Wifi: <your password>", ""},
 		{"token-counts", `{"prompt_tokens": 12, "total_tokens": 1500}`, ""},
 		{"tokens-plural", "tokens: 1500 in, 300 out", ""},
+		// red73: prose, code and usage counts around the new forms.
+		{"bracketed-prose", "my password (the old one) was reset", ""},
+		{"code-walrus", `password := os.Getenv("X")`, ""},
+		{"index-equals", "secrets[name] = value; tokens = [t for t in text.split()]", ""},
+		{"plural-equals-code", `passwords = ["a", "b"]`, ""},
+		{"prose-note", "Forgot (your password): click the link\nGET %s (text/html, no token): %d, Location %q", ""},
+		{"usage-note", "Usage (tokens used): 1500\ntokens [input]: 1500\nmax_tokens (per call) = 4096", ""},
+		{"note-placeholder-equals", "api_key (optional) = None; password (str) = getPassword()", ""},
+		{"full-width-placeholder", "password：<your password>\nPasswords：use a phrase that is easy for you to remember", ""},
+		{"wrapped-placeholder", "Password\n: <your password>\nEnter the password\n: ", ""},
 	}
 	for i := range cases {
 		if cases[i].want == "" {
