@@ -94,15 +94,18 @@ func cookieValues(re *regexp.Regexp) func(match string) string {
 
 // cookieKept reports whether v, a cookie's value, stays: shorter than 4
 // characters (lang=en, a=1) or as a server clears a cookie (deleted), a
-// placeholder or a reference ($SID, <value>, [REDACTED]) or the word
-// value of an example (Cookie: name=value).
+// placeholder or a reference ($SID, <value>, [REDACTED]), the word
+// value of an example (Cookie: name=value) or a consent choice
+// (granted, denied, accepted, …: a consent banner's map,
+// {"cookies": {"analytics": "granted"}}, red73).
 func cookieKept(v string) bool {
 	u := strings.Trim(v, `"'`)
 	if len(u) < 4 || placeholderValue(u) {
 		return true
 	}
 	switch strings.ToLower(strings.TrimRight(u, "0123456789")) {
-	case "deleted", "value", "val", "xxxx":
+	case "deleted", "value", "val", "xxxx",
+		"granted", "denied", "accepted", "rejected", "allowed", "blocked", "enabled", "disabled", "necessary", "dismissed":
 		return true
 	}
 	return false

@@ -107,5 +107,23 @@ func TestRedactCookies(t *testing.T) {
 		{"json-cookies-prose-kept", `{"cookies": {"oatmeal": "raisin and chocolate"}}`, `{"cookies": {"oatmeal": "raisin and chocolate"}}`},
 		{"json-cookies-nested-kept", `{"cookies": {"n": 3, "x": {"a": "abc123def456ghi"}}, "other": {"name": "sid", "value": "abc123def456ghi"}}`,
 			`{"cookies": {"n": 3, "x": {"a": "abc123def456ghi"}}, "other": {"name": "sid", "value": "abc123def456ghi"}}`},
+		// red73 (readme72 F3): a cookie key's string, a singular cookie
+		// key's map and a browser's cookie export with no key were
+		// stored in clear.
+		{"json-set-cookie-string", `{"set_cookie": "session=toolCookie0014abc; Path=/", "ok": true}`, `{"set_cookie": "session=` + m + `; Path=/", "ok": true}`},
+		{"json-cookies-string", `{"cookies": "sessionid=cookievalabcdefgh; lang=en"}`, `{"cookies": "sessionid=` + m + `; lang=en"}`},
+		{"json-cookie-singular-map", `{"cookie": {"sessionid": "cookievalabcdefgh"}}`, `{"cookie": {"sessionid": "` + m + `"}}`},
+		{"json-cookie-export", `[{"domain": ".example.com", "hostOnly": false, "name": "sid", "path": "/", "value": "cookievalabcdefgh"}]`,
+			`[{"domain": ".example.com", "hostOnly": false, "name": "sid", "path": "/", "value": "` + m + `"}]`},
+		{"json-cookie-consent-kept", `{"cookie_consent": {"analytics": "granted", "ads": "denied"}, "cookies": {"analytics": true}}`,
+			`{"cookie_consent": {"analytics": "granted", "ads": "denied"}, "cookies": {"analytics": true}}`},
+		{"json-cookie-consent-strings-kept", `{"cookies": {"analytics": "accepted", "marketing": "rejected", "necessary": "granted"}}`,
+			`{"cookies": {"analytics": "accepted", "marketing": "rejected", "necessary": "granted"}}`},
+		{"json-cookie-settings-kept", `{"cookie": {"secure": true, "maxAge": 3600, "sameSite": "lax", "domain": "example.com", "path": "/", "name": "connect.sid"}}`,
+			`{"cookie": {"secure": true, "maxAge": 3600, "sameSite": "lax", "domain": "example.com", "path": "/", "name": "connect.sid"}}`},
+		{"json-cookie-prose-kept", `{"cookies": "the cookies we accept are listed below", "cookie": "chocolate chip"}`,
+			`{"cookies": "the cookies we accept are listed below", "cookie": "chocolate chip"}`},
+		{"json-dns-record-kept", `{"records": [{"domain": "example.com", "name": "www", "value": "mailserverabcd", "type": "A"}]}`,
+			`{"records": [{"domain": "example.com", "name": "www", "value": "mailserverabcd", "type": "A"}]}`},
 	})
 }

@@ -23,6 +23,7 @@ import (
 // its line ("password: x1234\nother") ran to the end of the document.
 func (r *PatternRedactor) redactDocument(s string) string {
 	w := docWalk{r: r, s: s}
+	cookies := strings.Contains(s, `"domain"`) && strings.Contains(s, `"path"`) // a cookie object's members (cookieObjects)
 	for i := 0; i < len(s); {
 		switch c := s[i]; {
 		case c == '"':
@@ -33,6 +34,9 @@ func (r *PatternRedactor) redactDocument(s string) string {
 			i = end
 		case c == '[':
 			w.headerList(i)
+			if cookies {
+				w.cookieObjects(i)
+			}
 			i++
 		default:
 			i++
@@ -76,7 +80,8 @@ type docWalk struct {
 	// in a list of header fields to the field's name (headerList).
 	pairs map[int]string
 	// cookies holds the start of each string that is a cookie's value
-	// under a key ending in "cookies" (cookieJar).
+	// under a cookie key (cookieJar) or in a cookie object
+	// (cookieObjects).
 	cookies map[int]bool
 }
 
@@ -166,7 +171,9 @@ func (w *docWalk) outer(i int) []underKey {
 
 // value redacts the string s[from:to] decoded, and after its key when
 // keyed (pairValue), and after each key of w.under it is inside; a
-// cookie's value (w.cookies) is replaced whole (cookieValue).
+// cookie's value (w.cookies) is replaced whole (cookieValue), and a
+// string under a cookie key read as a Cookie header's pairs
+// (cookieString).
 func (w *docWalk) value(from, to int, key string, keyed bool) {
 	v := decodeString(w.s[from:to])
 	red := w.r.redactText(v)
@@ -181,6 +188,8 @@ func (w *docWalk) value(from, to int, key string, keyed bool) {
 	}
 	if w.cookies[from] && cookieValue(v) {
 		red = RedactionMark
+	} else if keyed && cookiesKey(key) {
+		red = w.cookieString(key, red)
 	}
 	if red != v {
 		w.put(from, to, marshalString(red))

@@ -6,14 +6,18 @@ import "strings"
 // (a trigger of a rule, prefilter.named) followed by a list or an object:
 // `"password": [` or `"headers": {` with any blanks and line breaks between
 // (pretty-printed JSON), or a "value" member in a text holding a rule's
-// trigger (a credential a sibling "name" names), or a list that starts
+// trigger (a credential a sibling "name" names) or a "domain" key (a
+// cookie object), or the word cookie (a cookie key's string), or a list that starts
 // like a list of header fields in a text holding a rule's trigger. The text rules see such a
 // key's strings apart from it, so Redact walks the document
 // (docWalk.under, docWalk.namedBy, docWalk.headerList) even when they
 // matched nothing. Keys before a value of another kind cost one byte search each.
 func (r *PatternRedactor) keyedContainer(s string) bool {
-	if namesValue(s) && r.pf.named(s) {
-		return true // {"name": "DB_PASSWORD", "value": "…"} (docWalk.namedBy)
+	if namesValue(s) && (r.pf.named(s) || strings.Contains(s, `"domain"`)) {
+		return true // {"name": "DB_PASSWORD", "value": "…"} (docWalk.namedBy), a cookie object (docWalk.cookieObjects)
+	}
+	if strings.Contains(s, `ookie`) || strings.Contains(s, `OOKIE`) {
+		return true // {"cookies": "sid=…"} (docWalk.cookieString)
 	}
 	headers := false
 	for i := 0; i < len(s); i++ {
