@@ -177,9 +177,11 @@ func (e *Engine) observeConfig(model observe.Model) observe.Config {
 	}
 }
 
-// forgetBackoffs drops the observer's back-offs of threads, whose turns
-// an erasure or an expiry took (observe.Observer.Forget): they stayed in
-// its map until a restart. Nothing when the observer was never built.
+// forgetBackoffs drops what the observer holds in memory of threads,
+// whose turns an erasure or an expiry took (observe.Observer.Forget:
+// their back-offs, and their mark that their skips under another model
+// were sent again): they stayed in its maps until a restart. Nothing
+// when the observer was never built.
 func (e *Engine) forgetBackoffs(threads []string) {
 	obs := e.builtObserver()
 	if obs == nil {
@@ -328,15 +330,20 @@ func (e *Engine) observeFenced(ctx context.Context, o *observe.Observer, threadI
 }
 
 // observeCancelled is the error of an observer run on threadID that an
-// erasure cancelled: ErrObserveCancelled, and observe.ErrPartial too when
-// res lists what its earlier rounds stored (it returned nil before, and
-// the caller could not tell those were stored).
+// erasure cancelled: ErrObserveCancelled, and, when res lists what its
+// earlier rounds stored, observe.Partial's error over it (matching
+// observe.ErrPartial, counting the observations and skips stored: it
+// returned nil before, and the caller could not tell those were stored).
+// Being observe.Partial's, a caller that ran several calls counts them
+// all by observe.Partial again, one count in the text (it read "observe:
+// 19 observation(s) stored, then: …: t, after 3 observation(s) were
+// stored: …", the command's then the run's).
 func observeCancelled(threadID string, res *observe.Result) error {
-	if res != nil && (len(res.Observations) > 0 || res.Reflection != nil) {
-		return fmt.Errorf("%w: %s, after %d observation(s) were stored: %w",
-			ErrObserveCancelled, threadID, len(res.Observations), observe.ErrPartial)
+	err := fmt.Errorf("%w: %s", ErrObserveCancelled, threadID)
+	if res != nil && (len(res.Observations)+len(res.Skipped) > 0 || res.Reflection != nil) {
+		return observe.Partial(len(res.Observations)+len(res.Skipped), err)
 	}
-	return fmt.Errorf("%w: %s", ErrObserveCancelled, threadID)
+	return err
 }
 
 // Observations lists the observations and reflections of a thread or a
