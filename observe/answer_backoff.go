@@ -265,11 +265,18 @@ func (o *Observer) Backoffs(threadID string) []Backoff {
 	return o.backoff.list(threadID, o.cfg.Now())
 }
 
-// Forget drops threadID's back-offs (the engine calls it when the
-// thread, or some of its turns, is erased or expires): the turns the
-// failures were met on are gone, and the thread's entries would
-// otherwise stay until a restart.
-func (o *Observer) Forget(threadID string) { o.backoff.forget(threadID) }
+// Forget drops what o holds in memory of threadID: its back-offs and its
+// mark that its skips under another model were all sent again
+// (skipsTried). The engine calls it when the thread, or some of its
+// turns, is erased or expires: the turns the failures were met on are
+// gone, the erasure forgot the skips from its seq on, and the thread's
+// entries would otherwise stay until a restart (a thread erased and
+// written again under its id, whose new skips under another model were
+// then never sent again).
+func (o *Observer) Forget(threadID string) {
+	o.backoff.forget(threadID)
+	o.skipsTried.Delete(threadID)
+}
 
 // modelAnswered ends the endpoint's refusal, when there was one, and
 // logs that at INFO: complete calls it for each call the model answered.
