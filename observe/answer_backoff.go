@@ -265,9 +265,9 @@ func (o *Observer) Backoffs(threadID string) []Backoff {
 	return o.backoff.list(threadID, o.cfg.Now())
 }
 
-// Forget drops what o holds in memory of threadID: its back-offs and its
+// Forget drops what o holds in memory of threadID: its back-offs, its
 // mark that its skips under another model were all sent again
-// (skipsTried). The engine calls it when the thread, or some of its
+// (skipsTried), and its skips in a row (refusedRuns). The engine calls it when the thread, or some of its
 // turns, is erased or expires: the turns the failures were met on are
 // gone, the erasure forgot the skips from its seq on, and the thread's
 // entries would otherwise stay until a restart (a thread erased and
@@ -276,6 +276,7 @@ func (o *Observer) Backoffs(threadID string) []Backoff {
 func (o *Observer) Forget(threadID string) {
 	o.backoff.forget(threadID)
 	o.skipsTried.Delete(threadID)
+	o.refused.forget(threadID)
 }
 
 // modelAnswered ends the endpoint's refusal, when there was one, and

@@ -88,8 +88,12 @@
 //     past them; they are never sent again unless an erasure in the
 //     thread at or before their last seq forgets the skip, or an
 //     observer under another model sends them again, once (retrySkips). A skip is made only once the
-//     endpoint answered a short harmless probe: when it refuses the
-//     probe's content too (ErrAllContentRefused), nothing is skipped.
+//     endpoint answered a short harmless probe (one answered within a
+//     minute stands for 8 skips at most): when it refuses the probe's
+//     content too (ErrAllContentRefused), nothing is skipped. After two
+//     skips in a row the thread's next turns are sent one at a time,
+//     until one is answered (refusedRuns): a thread whose every turn is
+//     refused costs about one call a turn, not a halving each.
 //   - The observer's empty list ({"observations": []}: nothing worth
 //     keeping in the chunk) is a valid answer, memoized like any other and
 //     stored as an observation with empty Content, which moves the

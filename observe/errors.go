@@ -152,7 +152,10 @@ var ErrRequestRejected = errors.New("observe: the model endpoint rejected the re
 //     the refused turns are alone (one message, or one tool-call group);
 //     those are then skipped (Skip: Result.Skipped, Skips), the thread
 //     observed past them, and Observe returns no error for them; but
-//     only once the endpoint answered a short harmless probe. The probe
+//     only once the endpoint answered a short harmless probe (one
+//     answered within the last minute stands for up to 8 skips); after
+//     two skips in a row the thread's next turns go one at a time until
+//     one is answered. The probe
 //     refused for its content too is ErrAllContentRefused (every call
 //     backs off); the probe failing otherwise (a timeout, a 5xx) skips
 //     nothing: Observe returns this error and the thread's observer backs

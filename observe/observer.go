@@ -117,6 +117,10 @@ type Observer struct {
 	// again. Only those: one entry for every thread observed grew without
 	// bound in a long-running process (~100 bytes a thread).
 	skipsTried sync.Map
+	// refused holds the threads skipping turn after turn (refused_run.go).
+	refused refusedRuns
+	// probed is the last content probe answered (content_probe.go).
+	probed probeMemo
 }
 
 // redactItems applies Config.Redact to the items of an answer.
@@ -281,9 +285,12 @@ type Result struct {
 // calls going on. An observer chunk refused for its content is cut in
 // two and sent again at once until the refused turns are alone; those
 // are skipped (Result.Skipped, Skips), the thread observed past them,
-// once the endpoint answered a short harmless probe; when it refuses the
+// once the endpoint answered a short harmless probe (one answered within
+// the last minute stands for up to 8 skips); when it refuses the
 // probe's content too (ErrAllContentRefused) nothing is skipped and every
-// thread's calls back off as after ErrModelRefused. A
+// thread's calls back off as after ErrModelRefused. After two skips in a
+// row in a thread its next turns are sent one message (or tool-call
+// group) at a time, not in chunks cut in two, until one is answered. A
 // thread's observer backs
 // off on the chunk it failed on: once that chunk is observed (by
 // ObserveRange, or by another process) the back-off ends.
@@ -336,6 +343,8 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		turns := o.capChunk(p.Next)
 		if refusedCap > 0 {
 			turns = turns[:chunkEnd(turns, len(turns), refusedCap)]
+		} else if o.refused.alone(threadID, turns[0].Seq) {
+			turns = turns[:chunkEnd(turns, len(turns), 0)] // one group: refused_run.go
 		}
 		obs, _, err := o.observeTurns(ctx, turns, true)
 		if err != nil && o.cutChunk(ctx, turns, err) {
@@ -355,6 +364,7 @@ func (o *Observer) observe(ctx context.Context, threadID string, opt Options, re
 		if err != nil {
 			return err
 		}
+		o.refused.forget(threadID)
 		res.Observations = append(res.Observations, *obs)
 		res.Pending = passed(res.Pending, turns, o.cfg.Threshold)
 	}

@@ -100,6 +100,7 @@ func (o *Observer) skipTurns(ctx context.Context, turns []Turn, err error) (*Ski
 		return nil, serr
 	}
 	o.backoff.succeeded(callObserver, first.ThreadID, first.Seq, last.Seq)
+	o.refused.skipped(first.ThreadID, first.Seq, last.Seq)
 	o.cfg.Logger.WarnContext(ctx, "the model endpoint refused the content of these turns sent alone; the observer skips them (recorded in the journal, seqs and reason only: Skips, mnemo observe, the inspector's thread page) and observes the thread past them; they stay in the thread and its recall, never in an observation",
 		"thread", first.ThreadID, "fromSeq", first.Seq, "toSeq", last.Seq, "err", err)
 	return sk, nil

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	openai "github.com/sashabaranov/go-openai"
@@ -61,4 +62,34 @@ func TestObserveAllContentRefused(t *testing.T) {
 		!strings.Contains(stderr, "refuses the content of every prompt") {
 		t.Fatalf("observe exit %d, want 1, nothing skipped, every call backing off on stdout:\n%s\n%s", code, out, stderr)
 	}
+}
+
+// TestObserveRefusedThreadCalls is readme72 F6: mnemo observe against an
+// endpoint that refuses every turn of a thread for its content (400
+// content_filter), the short harmless probe answered, sent about
+// log2(turns a chunk)+1 refused calls and a probe a turn, with no bound
+// (2,148 calls for 586 turns). Now about one a turn: after two skips in a
+// row the next turns go one at a time, and a probe answered stands for
+// the next 8 skips within a minute. Here 56 turns, 8 a chunk, across the
+// runs of the observer (16 calls each): every turn skipped, exit 0, 60
+// refused calls and 7 probes (173 and 56 before).
+func TestObserveRefusedThreadCalls(t *testing.T) {
+	dir := longThreadsDir(t, "refused")
+	var refused, probes atomic.Int64
+	srv := openaitest.New(t, openaitest.WithChat(func(req openai.ChatCompletionRequest) (openai.ChatCompletionResponse, error) {
+		if strings.Contains(req.Messages[len(req.Messages)-1].Content, "Lyon") {
+			refused.Add(1)
+			return openai.ChatCompletionResponse{}, &openaitest.StatusError{Status: 400, Message: `The response was filtered due to the prompt triggering Azure OpenAI's content management policy.`}
+		}
+		probes.Add(1)
+		return openaitest.Text(`{"observations":[]}`).Response, nil
+	}))
+	env := map[string]string{"OPENAI_BASE_URL": srv.URL, "OPENAI_API_KEY": openaitest.DefaultAPIKey, "MNEMO_MODEL": "fake-observer"}
+	code, out, stderr := run(t, env, "--dir", dir, "observe", "--thread", "refused", "--force", "--threshold", "400", "--recent", "4", "--no-reflect")
+	skipped := strings.Count(out, "skipped    seq ")
+	if code != 0 || skipped != 56 || refused.Load()+probes.Load() > 70 {
+		t.Fatalf("observe exit %d, %d turns skipped, %d refused calls and %d probes; want exit 0, 56 skipped, at most 70 calls:\n%s\n%s",
+			code, skipped, refused.Load(), probes.Load(), out, stderr)
+	}
+	t.Logf("%d refused calls, %d probes for %d turns", refused.Load(), probes.Load(), skipped)
 }
