@@ -358,3 +358,25 @@ func LexicalCount(e *Engine) (uint64, error) {
 func IndexRefused(e *Engine) (time.Time, error) {
 	return e.idx.index().Lexical().Refused()
 }
+
+// SetOutboxClock makes f the clock of the outbox's claims on Postgres and
+// of SyncIndexes' count of the rows other drainers hold there; nil gives
+// back time.Now.
+func SetOutboxClock(e *Engine, f func() time.Time) {
+	if f == nil {
+		e.idx.clock.Store(nil)
+		return
+	}
+	e.idx.clock.Store(&f)
+}
+
+// SetAfterSyncDrain makes SyncIndexes on Postgres call f after each of
+// its drains and before it counts the rows other drainers hold; nil
+// removes it.
+func SetAfterSyncDrain(e *Engine, f func()) {
+	if f == nil {
+		e.idx.synced.Store(nil)
+		return
+	}
+	e.idx.synced.Store(&f)
+}

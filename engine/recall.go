@@ -82,6 +82,15 @@ type indexState struct {
 	// erasure's purge after it took its use of the index and before it
 	// merges its segments, so a test can close the engine at that moment.
 	beforePurge atomic.Pointer[func()]
+	// clock, when set (tests only: SetOutboxClock), is the time of the
+	// outbox's claims on Postgres and of the sync's count of the rows
+	// other drainers hold (outboxNow), so a test can end a lease at a
+	// given step; nil means time.Now.
+	clock atomic.Pointer[func() time.Time]
+	// synced, when set (tests only: SetAfterSyncDrain), runs in
+	// syncPostgres after each drain and before it counts the rows other
+	// drainers hold, so a test can end a lease at that moment.
+	synced atomic.Pointer[func()]
 
 	pg searcher // the recall search on Postgres (postgres.go); nil on SQLite
 	// pgIndexed: the embedder has an HNSW index on Postgres, so no stored
