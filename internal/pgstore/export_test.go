@@ -78,3 +78,11 @@ func SetAfterVacuum(t interface{ Cleanup(func()) }, f func(table string)) {
 	afterVacuum = f
 	t.Cleanup(func() { afterVacuum = old })
 }
+
+// SetAfterMigrationLock makes every migration call f once it holds the
+// migration lock, before it reads the version, until the test ends.
+func SetAfterMigrationLock(t interface{ Cleanup(func()) }, f func()) {
+	old := afterMigrationLock
+	afterMigrationLock = f
+	t.Cleanup(func() { afterMigrationLock = old })
+}

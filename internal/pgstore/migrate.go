@@ -114,6 +114,9 @@ func migrateBy(ctx context.Context, conn *pgx.Conn, target int, m migration, app
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1 || coalesce(current_schema(), '')))`, migrationLock); err != nil {
 			return fmt.Errorf("take the migration lock: %w", err)
 		}
+		if afterMigrationLock != nil {
+			afterMigrationLock()
+		}
 		v, err := version(ctx, tx)
 		if err != nil {
 			return err
@@ -134,6 +137,11 @@ func migrateBy(ctx context.Context, conn *pgx.Conn, target int, m migration, app
 		return nil
 	})
 }
+
+// afterMigrationLock, when not nil, runs in migrateBy once the migration
+// lock is held, before the version is read (tests: another session's
+// commit this backend has read no invalidation of).
+var afterMigrationLock func()
 
 // guard locks schema_version against the write transactions of running
 // processes (CheckVersion) and, unless m.force, refuses a migration from v
@@ -157,11 +165,20 @@ func guard(ctx context.Context, tx pgx.Tx, v, target int, m migration) error {
 
 // version returns the schema version of tx's schema, creating an empty
 // schema_version table (version 0) when there is none.
+//
+// Whether the table exists is read from pg_class as committed when the
+// statement starts, under the migration lock: to_regclass answers from
+// the backend's catalog cache, which keeps "no schema_version here" from
+// readVersion until the backend reads the invalidation of another
+// opener's commit, and taking an advisory lock does not make it read
+// them; that opener then failed with "relation "schema_version" already
+// exists" (readme73 F4).
 func version(ctx context.Context, tx pgx.Tx) (int, error) {
 	var exists bool
 	// In the search path's own schema (see readVersion), not the first of
 	// the path that has one.
-	if err := tx.QueryRow(ctx, `SELECT to_regclass(quote_ident(current_schema()) || '.schema_version') IS NOT NULL`).Scan(&exists); err != nil {
+	if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+	WHERE c.relname = 'schema_version' AND n.nspname = current_schema())`).Scan(&exists); err != nil {
 		return 0, fmt.Errorf("read schema version: %w", err)
 	}
 	if !exists {
