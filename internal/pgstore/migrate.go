@@ -216,11 +216,22 @@ func step(ctx context.Context, tx pgx.Tx, v int) error {
 	return nil
 }
 
+// vectorLock names the advisory lock ensureVector takes: the extension is
+// the database's, and the migration lock is a schema's, so the migrations
+// of two new schemas of one database run at once.
+const vectorLock = "mnemo.pgstore.vector"
+
 // ensureVector creates the pgvector extension when the database lacks it,
 // or returns ErrNoVector with the server's reason; an extension installed
 // in a schema the search_path leaves out is ErrVectorNotOnPath, naming the
-// search_path to give.
+// search_path to give. It reads pg_extension under a lock of the database
+// (vectorLock, held until tx ends), so two migrations of new schemas at
+// once create the extension once: the second reads it created (it failed
+// with ErrNoVector, `extension "vector" already exists`).
 func ensureVector(ctx context.Context, tx pgx.Tx) error {
+	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtext($1))`, vectorLock); err != nil {
+		return fmt.Errorf("take the pgvector lock: %w", err)
+	}
 	var schema string
 	var onPath bool
 	err := tx.QueryRow(ctx, `SELECT n.nspname, n.nspname = ANY (current_schemas(false))
