@@ -240,6 +240,10 @@ type eraseState struct {
 	// appended, for the tests, is called by Append once its transaction
 	// committed, before the quota's evictions (SetAfterAppendCommit).
 	appended atomic.Pointer[func()]
+	// guarded, for the tests, is called by a guarded erasure (expiry,
+	// quota eviction) once its guard passed, before its erasure's
+	// statements, inside its transaction (SetAfterEraseGuard).
+	guarded atomic.Pointer[func()]
 	// drained, for the tests, is called by a purge once it drained the
 	// outbox's delete rows, before it counts those deferred (purge.go).
 	drained atomic.Pointer[func()]

@@ -323,6 +323,17 @@ func SetAfterAppendCommit(e *Engine, f func()) {
 	e.erasure.appended.Store(&f)
 }
 
+// SetAfterEraseGuard makes a guarded erasure (expiry, quota eviction) call
+// f once its guard passed, inside its transaction, before its erasure's
+// statements; nil removes it.
+func SetAfterEraseGuard(e *Engine, f func()) {
+	if f == nil {
+		e.erasure.guarded.Store(nil)
+		return
+	}
+	e.erasure.guarded.Store(&f)
+}
+
 // IndexLexical indexes docs in the open lexical index directly, as a
 // drain's batch does but with no outbox row and no kick of the drainer
 // (the caller holds the drain: HoldDrain).

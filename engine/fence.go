@@ -199,8 +199,11 @@ func (f *fence) await(ctx context.Context, wake <-chan struct{}, timer *time.Tim
 // when the transaction finds more (a thread appended to the resource in
 // between), it is rolled back and run again with those keys too.
 //
-// guard, when not nil, runs first in the transaction; its error rolls the
-// erasure back and is returned.
+// guard, when not nil, runs first in the transaction, once the thread of
+// a guarded erasure (kind eraseThread, targets[0]) is locked against
+// appends from other processes (msgstore.LockThreads, Postgres): an append
+// that commits after the guard read the thread would otherwise be erased
+// with it. Its error rolls the erasure back and is returned.
 func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []string, guard func(context.Context, *store.Tx) error) (*EraseResult, error) {
 	keys, err := e.eraseKeys(ctx, kind, targets)
 	if err != nil {
@@ -219,10 +222,8 @@ func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []stri
 		var more []string
 		marker := ulid.Make().String()
 		err = e.tx(ctx, func(tx *store.Tx) error {
-			if guard != nil {
-				if err := guard(ctx, tx); err != nil {
-					return err
-				}
+			if err := e.guardErasure(ctx, tx, kind, targets, guard); err != nil {
+				return err
 			}
 			r, err := e.eraseTx(ctx, tx, kind, targets, marker)
 			if err != nil {
@@ -245,6 +246,28 @@ func (e *Engine) eraseFenced(ctx context.Context, kind eraseKind, targets []stri
 		res.marker = marker
 		return res, nil
 	}
+}
+
+// guardErasure runs guard (when not nil) in tx, once tx holds the append
+// lock of the thread a guarded erasure erases (a guard decides on one
+// thread: kind eraseThread), then calls the test hook (SetAfterEraseGuard).
+func (e *Engine) guardErasure(ctx context.Context, tx *store.Tx, kind eraseKind, targets []string, guard func(context.Context, *store.Tx) error) error {
+	if guard == nil {
+		return nil
+	}
+	if kind != eraseThread {
+		return fmt.Errorf("engine: a guarded erasure erases one thread, not a %s", kind)
+	}
+	if err := e.ms.LockThreads(ctx, tx, targets[0]); err != nil {
+		return fmt.Errorf("engine: erase: %w", err)
+	}
+	if err := guard(ctx, tx); err != nil {
+		return err
+	}
+	if f := e.erasure.guarded.Load(); f != nil {
+		(*f)()
+	}
+	return nil
 }
 
 // errWiden rolls back an erasure transaction that touches a thread or

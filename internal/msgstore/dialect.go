@@ -64,6 +64,16 @@ func (s *Store) lockThreads(ctx context.Context, tx store.Conn, threads ...strin
 	return nil
 }
 
+// LockThreads takes, in tx, the append locks of threads (lockThreads): on
+// Postgres an append to one of them in another connection or process
+// waits until tx ends, and one holding a lock already commits first; on
+// SQLite it does nothing (one writer). A guarded erasure (expiry, quota
+// eviction) takes them before its guard reads the thread, so that what
+// the guard read is what the erasure erases.
+func (s *Store) LockThreads(ctx context.Context, tx *store.Tx, threads ...string) error {
+	return s.lockThreads(ctx, s.in(tx), threads...)
+}
+
 // xactLock takes, in tx, the Postgres advisory lock (class, id in the
 // current schema), held until tx ends.
 func xactLock(ctx context.Context, tx store.Conn, class int, id string) error {
