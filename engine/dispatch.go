@@ -257,7 +257,9 @@ func (e *Engine) dispatch(ctx context.Context, q journal.Querier, runID, callID 
 // its thread (deleted, expired or evicted), or its call's or its result's
 // message (DeleteMessages; a tool message appended without SettleDispatch
 // that answered the call counts as its result), and
-// nothing is stored; ErrDispatchSettled (which matches ErrConflict too)
+// nothing is stored (also against an erasure in another process on
+// Postgres: the settlement reads its dispatch under the thread's append
+// lock, which the erasure takes too); ErrDispatchSettled (which matches ErrConflict too)
 // when it was settled with another outcome; ErrConflict when it is not
 // settled, a tool message
 // answered its call and a later message makes the call again (the
@@ -296,7 +298,14 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 	msg := Message{ID: derivedID("dispatch-result-", s.RunID, s.CallID), Role: RoleTool, ToolCallID: s.CallID, Name: d.Name, Content: content}
 	var madeAgain error // the refusal of a call made again or answered since, not a stored result's conflict
 	before := func(ctx context.Context, tx *store.Tx, _ *AppendResult) error {
-		// Again, inside the transaction: an erasure may have committed since.
+		// Again, inside the transaction: an erasure may have committed
+		// since. Under the thread's append lock (Postgres): an erasure of
+		// the thread or of its messages in another process takes it too,
+		// so it either committed before this read or waits until the
+		// settlement committed (and then erases it with the rest).
+		if err := e.ms.LockThreads(ctx, tx, d.ThreadID); err != nil {
+			return fmt.Errorf("engine: settle: %w", err)
+		}
 		d, err := e.ownDispatch(ctx, tx, s)
 		if err != nil {
 			return err
@@ -307,6 +316,9 @@ func (e *Engine) SettleDispatch(ctx context.Context, s Settlement) (*Dispatch, e
 		}
 		if err != nil {
 			return err
+		}
+		if f := e.erasure.settling.Load(); madeAgain == nil && f != nil {
+			(*f)()
 		}
 		return madeAgain
 	}

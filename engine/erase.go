@@ -244,6 +244,10 @@ type eraseState struct {
 	// quota eviction) once its guard passed, before its erasure's
 	// statements, inside its transaction (SetAfterEraseGuard).
 	guarded atomic.Pointer[func()]
+	// settling, for the tests, is called by SettleDispatch once its checks
+	// in the append's transaction passed, before the append's statements
+	// (SetAfterSettleCheck).
+	settling atomic.Pointer[func()]
 	// drained, for the tests, is called by a purge once it drained the
 	// outbox's delete rows, before it counts those deferred (purge.go).
 	drained atomic.Pointer[func()]

@@ -334,6 +334,17 @@ func SetAfterEraseGuard(e *Engine, f func()) {
 	e.erasure.guarded.Store(&f)
 }
 
+// SetAfterSettleCheck makes SettleDispatch call f once its checks in the
+// append's transaction passed, before the append's statements; nil
+// removes it.
+func SetAfterSettleCheck(e *Engine, f func()) {
+	if f == nil {
+		e.erasure.settling.Store(nil)
+		return
+	}
+	e.erasure.settling.Store(&f)
+}
+
 // IndexLexical indexes docs in the open lexical index directly, as a
 // drain's batch does but with no outbox row and no kick of the drainer
 // (the caller holds the drain: HoldDrain).
