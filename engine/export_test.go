@@ -345,6 +345,12 @@ func SetAfterSettleCheck(e *Engine, f func()) {
 	e.erasure.settling.Store(&f)
 }
 
+// SettlementMessageID is the id of the tool message SettleDispatch stores
+// for the call callID of run runID.
+func SettlementMessageID(runID, callID string) string {
+	return derivedID("dispatch-result-", runID, callID)
+}
+
 // IndexLexical indexes docs in the open lexical index directly, as a
 // drain's batch does but with no outbox row and no kick of the drainer
 // (the caller holds the drain: HoldDrain).
