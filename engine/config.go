@@ -235,6 +235,17 @@ type Config struct {
 	// every thread forever, unbounded.
 	Lifecycle Lifecycle
 
+	// SharedBounds shares Limits, Retention and Lifecycle through a
+	// Postgres database, where no data directory holds the mnemo.json
+	// every process reads: BoundsStore stores this Config's at Open as the
+	// database's; BoundsStored applies the database's in place of this
+	// Config's (this Config's when none are stored). The zero value,
+	// BoundsOwn, neither reads nor stores them. Open refuses another value
+	// on a data directory (a *ValidationError naming SharedBounds), and
+	// stored bounds it cannot apply (ErrInvalidBounds). Engine.Bounds
+	// reports the bounds applied.
+	SharedBounds BoundsSharing
+
 	// WorkingMemory turns on working memory (package working): the state of
 	// the thread (or resource) is rendered into the system part and, unless
 	// read-only, the updateWorkingMemory tool is offered. Open stores its

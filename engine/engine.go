@@ -31,6 +31,9 @@ type Engine struct {
 	dir  string
 	db   *sql.DB
 	pool *pgxpool.Pool // the Postgres pool db runs on; nil on SQLite
+	// shared is whether cfg's Limits, Retention and Lifecycle are the
+	// database's (Config.SharedBounds; bounds.go): Bounds less those.
+	shared Bounds
 	// orphans are the files of a database that was gone, which Open kept
 	// (orphans.go: KeptOrphans).
 	orphans []string
@@ -121,6 +124,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	if err := checkLimits(cfg.Limits.withDefaults()); err != nil {
+		return nil, err
+	}
+	if err := checkSharing(cfg); err != nil { // bounds.go
 		return nil, err
 	}
 	if cfg.Postgres != "" {

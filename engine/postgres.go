@@ -35,8 +35,9 @@ import (
 // still aborts to break a cycle (40P01) is run again (store.RunTx).
 
 // openPostgres opens the engine on cfg.Postgres: the pool (pgstore.Open,
-// which migrates under an advisory lock), a *sql.DB on the same pool, then
-// the engine as on SQLite (start).
+// which migrates under an advisory lock), the database's bounds when
+// Config.SharedBounds says so (bounds.go), a *sql.DB on the same pool,
+// then the engine as on SQLite (start), whose bounds BoundsStore stores.
 func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Dir != "" {
 		return nil, invalid(-1, "Dir", "must be empty when Postgres is set: the memory is kept in the database (give Dir or Postgres, not both)")
@@ -48,7 +49,21 @@ func openPostgres(ctx context.Context, cfg Config) (*Engine, error) {
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	return start(ctx, cfg, "", pgstore.DB(pool), pool)
+	shared, err := storedBounds(ctx, pool, &cfg) // bounds.go
+	if err != nil {
+		pool.Close()
+		return nil, err
+	}
+	e, err := start(ctx, cfg, "", pgstore.DB(pool), pool)
+	if err != nil {
+		return nil, err
+	}
+	e.shared = shared
+	if err := e.storeBounds(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
 }
 
 // PoolCloseWait bounds how long Close waits, on Postgres, for the pool's

@@ -64,7 +64,7 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	// journal_by_thread_resource, 14 journal_tool_obs with its trigger and
 	// functions, 15 message_calls and its triggers, 16 the trigger
 	// functions' search path and recalled_obs_ids again, 17 the seq in
-	// messages_by_tool_call, 18 message_calls_of.
+	// messages_by_tool_call, 18 message_calls_of, 19 shared_bounds.
 	pgtest.Exec(t, dsn, `DROP TRIGGER journal_tool_obs_insert ON journal`)
 	pgtest.Exec(t, dsn, `DROP TABLE journal_tool_obs`)
 	pgtest.Exec(t, dsn, `DROP FUNCTION journal_tool_obs_link()`)
@@ -78,7 +78,8 @@ func TestPostgresMigrateUnderLoad(t *testing.T) {
 	pgtest.Exec(t, dsn, `DROP FUNCTION message_calls_of(text)`)
 	pgtest.Exec(t, dsn, `DROP INDEX messages_by_tool_call`)
 	pgtest.Exec(t, dsn, `CREATE INDEX messages_by_tool_call ON messages(thread_id, tool_call_id) WHERE tool_call_id <> ''`)
-	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14, 15, 16, 17, 18)`)
+	pgtest.Exec(t, dsn, `DROP TABLE shared_bounds`)
+	pgtest.Exec(t, dsn, `DELETE FROM schema_version WHERE version IN (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)`)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		t.Fatal(err)

@@ -171,8 +171,8 @@ func (c *ExpireCommand) Run(ctx context.Context, args []string) error {
 				}
 				fmt.Fprintf(c.Stdout, "%s older than retention.maxAge %s\n", count(res.PrunedRuns, "run record"), pruned)
 			}
-			if len(res.Threads) == 0 && *idle == 0 && c.noLifetime() {
-				fmt.Fprintln(c.Stderr, "mnemo expire: no idle lifetime is configured (lifecycle.idleTtl in "+StoredConfigFile+
+			if len(res.Threads) == 0 && *idle == 0 && e.Bounds().Lifecycle.IdleTTL == 0 {
+				fmt.Fprintln(c.Stderr, "mnemo expire: no idle lifetime is configured ("+c.lifetimeWhere()+
 					"), so only threads given a lifetime of their own expire; --idle D expires every thread idle that long")
 			}
 		}
@@ -197,19 +197,14 @@ func (c *ExpireCommand) checkIdle(fs *flag.FlagSet, d time.Duration) error {
 	return nil
 }
 
-// noLifetime reports whether the stored configuration sets no
-// lifecycle.idleTtl (or 0), so that a plain `mnemo expire` expires only
-// the threads given a lifetime of their own (Engine.SetIdleTTL).
-func (c *ExpireCommand) noLifetime() bool {
-	mc, err := c.target().storedConfig()
-	if err != nil {
-		return false
+// lifetimeWhere says where an idle lifetime is configured: a data
+// directory's mnemo.json, or on Postgres the --config of the mnemo serve
+// that stored the database's bounds (there is no mnemo.json there).
+func (c *ExpireCommand) lifetimeWhere() string {
+	if c.target().dsn != "" {
+		return "lifecycle.idleTtl of a mnemo serve --config FILE, which stores it in the database for every process"
 	}
-	if mc == nil || mc.Lifecycle == nil || mc.Lifecycle.IdleTTL == "" {
-		return true
-	}
-	d, err := time.ParseDuration(mc.Lifecycle.IdleTTL)
-	return err == nil && d == 0
+	return "lifecycle.idleTtl in " + StoredConfigFile
 }
 
 // idleText is how long a thread has been idle, as expire prints it:

@@ -135,8 +135,8 @@ func openStopped(ctx context.Context, dir string, err error) error {
 
 // engineConfig builds the engine configuration of t: its store, the chosen
 // embedder, then mc (or, when nil, a data directory's stored
-// configuration; a Postgres database stores none). The observer model is
-// built only withModel (mnemo serve and mnemo mcp).
+// configuration; a Postgres database stores only the bounds: sharing).
+// The observer model is built only withModel (mnemo serve and mnemo mcp).
 func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, withModel bool) (engine.Config, error) {
 	if fi, err := os.Stat(t.dir); t.dir != "" && err == nil && !fi.IsDir() {
 		return engine.Config{}, fmt.Errorf("%w: %s is a file, not a directory", engine.ErrNotDataDir, t.dir)
@@ -155,6 +155,7 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 	if err := t.apply(&cfg); err != nil {
 		return cfg, err
 	}
+	cfg.SharedBounds = t.sharing(mc)
 	base := cfg // the defaults, for a recovery command (damagedConfig)
 	if mc == nil {
 		if mc, err = t.storedConfig(); err != nil {
@@ -172,6 +173,21 @@ func (m *Main) engineConfig(ctx context.Context, t target, mc *memoryConfig, wit
 		return cfg, fmt.Errorf("configuration %s: %w", mc.name(), err)
 	}
 	return cfg, nil
+}
+
+// sharing is engine.Config.SharedBounds of t with mc: on Postgres, where
+// no directory keeps a mnemo.json, mnemo serve --config FILE stores the
+// file's limits, retention and lifecycle as the database's, and every
+// other process (serve without --config, mcp, ingest, context, expire…)
+// applies those stored; a data directory's are its mnemo.json's.
+func (t target) sharing(mc *memoryConfig) engine.BoundsSharing {
+	switch {
+	case t.dsn == "":
+		return engine.BoundsOwn
+	case mc != nil && mc.path != "" && !mc.stored:
+		return engine.BoundsStore
+	}
+	return engine.BoundsStored
 }
 
 // damagedConfig returns base, the configuration with the engine's

@@ -114,7 +114,7 @@ func (c *ServeCommand) parseArgs(args []string) (serveArgs, error) {
 	fs := c.flags("serve", "")
 	listen := fs.String("listen", DefaultListen, "address to listen on; beyond loopback it needs --tokens")
 	tokensFile := fs.String("tokens", "", `token file: {"tokens":[{"name","token","resources":["r1"] or ["*"],"erase"}]} (docs/serve.md)`)
-	configFile := fs.String("config", "", "memory configuration (JSON: "+configMembers+"); stored in the data directory as "+StoredConfigFile+" (on Postgres not stored: give it to every mnemo serve)")
+	configFile := fs.String("config", "", "memory configuration (JSON: "+configMembers+"); stored in the data directory as "+StoredConfigFile+" (on Postgres its limits, retention and lifecycle are stored in the database, for every process)")
 	if err := parse(fs, args); err != nil {
 		return serveArgs{}, err
 	}
@@ -286,8 +286,10 @@ func (c *ServeCommand) servedConfig(ctx context.Context, configFile string) (*me
 
 // openServed opens the engine with cfg and, for a --config file, stores
 // mc in the data directory (on Postgres the file is not stored: there is
-// no directory, and each serving process may run with its own); working
-// memory's configuration is stored in the database either way.
+// no directory; the engine stores its limits, retention and lifecycle in
+// the database, engine.BoundsStore, and openServed says so when they
+// replace other ones); working memory's configuration is stored in the
+// database either way.
 func (c *ServeCommand) openServed(ctx context.Context, cfg engine.Config, mc *memoryConfig, configFile string) (*engine.Engine, error) {
 	e, err := c.openEngine(ctx, cfg)
 	if err != nil {
@@ -304,6 +306,10 @@ func (c *ServeCommand) openServed(ctx context.Context, cfg engine.Config, mc *me
 			e.Close()
 			return nil, fmt.Errorf("store the configuration: %w", err)
 		}
+	}
+	if b := e.Bounds(); b.Replaced != nil {
+		fmt.Fprintf(c.Stderr, "mnemo serve: the database's limits, retention and lifecycle are now %s's (they were other ones): "+
+			"every process that opens the database from now on applies them; one already running keeps those it opened with until it restarts\n", configFile)
 	}
 	return e, nil
 }

@@ -24,6 +24,13 @@ import (
 // returns its URL, its stderr and a stop function returning the exit code.
 func startServe(t *testing.T, dir string, args ...string) (string, *enginetest.SyncBuffer, func() int) {
 	t.Helper()
+	return startServeOn(t, []string{"--dir", dir}, args...)
+}
+
+// startServeOn is startServe on the target the global flags where give
+// ("--db", dsn).
+func startServeOn(t *testing.T, where []string, args ...string) (string, *enginetest.SyncBuffer, func() int) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	stderr := &enginetest.SyncBuffer{}
 	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: func(k string) string {
@@ -34,7 +41,7 @@ func startServe(t *testing.T, dir string, args ...string) (string, *enginetest.S
 	}}
 	code := make(chan int, 1)
 	go func() {
-		code <- m.Run(ctx, append([]string{"--dir", dir, "serve", "--listen", "127.0.0.1:0"}, args...))
+		code <- m.Run(ctx, append(append(where, "serve", "--listen", "127.0.0.1:0"), args...))
 	}()
 	re := regexp.MustCompile(`listening on (http://[0-9.:]+)`)
 	deadline := time.Now().Add(20 * time.Second)

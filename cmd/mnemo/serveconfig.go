@@ -321,7 +321,9 @@ func recallText(err error) error {
 // *storedConfigError naming the field) and configures the engine with it,
 // which stores it in the database (before, it was dropped in silence and
 // working memory stayed off). A Postgres database (dir "")
-// stores none: each mnemo serve takes its --config. A mnemo.json that is
+// stores no file: mnemo serve --config stores its limits, retention and
+// lifecycle in the database (target.sharing), and each mnemo serve takes
+// the rest from its own --config. A mnemo.json that is
 // a symbolic link to nothing is an error (danglingConfig), not none.
 // Errors are *storedConfigError.
 func storedMemoryConfig(dir string) (*memoryConfig, error) {

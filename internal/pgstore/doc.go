@@ -11,8 +11,10 @@
 // schema (threads, messages, message_blobs, outbox, embeddings,
 // working_memory[_history], working_config, observations, journal, runs,
 // dispatches) with the same columns and constraints, plus schema_version,
-// embedders, lexical_docs, lexical_stats and lexical_df. It writes the
-// tables of the indexes (embedders, lexical_*); the statements on the
+// embedders, lexical_docs, lexical_stats, lexical_df and shared_bounds. It
+// writes the tables of the indexes (embedders, lexical_*) and the bounds
+// every process applies (shared_bounds: SaveBounds, LoadBounds); the
+// statements on the
 // others will belong, as on SQLite, to the package that owns each table.
 //
 // It imports pgx, pgvector-go and internal/store (only so that

@@ -7,7 +7,7 @@ import "github.com/mnemo-go/mnemo/internal/store"
 // (checked by a test). It is independent of internal/store's SQLite
 // SchemaVersion: the Postgres schema starts at the SQLite schema's final
 // shape (version 8) instead of replaying its data migrations.
-const SchemaVersion = 18
+const SchemaVersion = 19
 
 // migrations[i] takes the schema from version i to i+1, in one transaction
 // with the version row. Released migrations are never edited; a change is a
@@ -719,6 +719,18 @@ DO $do$
 BEGIN
 	EXECUTE format('ALTER FUNCTION %1$s.message_calls_apply() SET search_path = pg_catalog, %1$s', quote_ident(current_schema()));
 END $do$;
+`,
+	// 19: the bounds every process applies (bounds.go): the limits,
+	// retention and lifecycle a mnemo serve --config stored, read by every
+	// process that opens the database (engine.Config.SharedBounds), as a
+	// data directory's mnemo.json is. One row; bounds is JSON, kept as TEXT
+	// as working_config.config is.
+	`
+CREATE TABLE shared_bounds (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	bounds     TEXT NOT NULL,
+	updated_at BIGINT NOT NULL
+);
 `,
 }
 

@@ -10,7 +10,7 @@ import (
 // ErasedTables are the tables an erasure deletes rows from (directly, by
 // cascade or through the lexical statistics' triggers): the ones Vacuum
 // vacuums. Tables that hold no conversation text (schema_version,
-// embedders, working_config) are left alone.
+// embedders, working_config, shared_bounds) are left alone.
 var ErasedTables = []string{
 	"threads", "messages", "message_blobs", "outbox", "embeddings",
 	"lexical_docs", "lexical_stats", "lexical_df",
