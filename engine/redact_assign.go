@@ -18,7 +18,7 @@ import (
 const (
 	// credentialNames are every credential name: the other rules that
 	// read a name (prose-secret, the YAML rules, urlCredential) read all.
-	credentialNames = assignNames + `|` + keyNames
+	credentialNames = assignNames + `|` + keyNames + `|` + foreignNames
 	// assignNames are the assignment rule's names, grouped by their
 	// first letter, so that the parser factors their common prefixes
 	// (p(?:ass(?:code|…)|riv…|wd)), with [_-]?key written once a letter:
@@ -39,6 +39,15 @@ const (
 	// assignment-key, reads them with the same forms
 	// (keyAssignmentPattern), on the lines that hold keyTriggers only.
 	keyNames = `(?:encryption|master|signing)[_-]?key|secret[_-]?key[_-]?base`
+	// foreignNames are the word for password in the languages of Latin
+	// script with most speakers whose word is not password's (Spanish
+	// contraseña is in assignNames; Italian writes password): German
+	// Passwort and Kennwort, French mot de passe, Portuguese senha, Dutch
+	// wachtwoord (red73: Passwort (WLAN): x was stored in clear). Other
+	// scripts (пароль, 密码, パスワード) are no name: see docs/secrets.md.
+	// The assignment-key rule reads them, as the assignment rule's
+	// program has no room.
+	foreignNames = `passwort|kennwort|mot[ _-]?de[ _-]?passe|wachtwoord|senha`
 	// quoted is a "double", 'single' or \"escaped\" quoted value; its
 	// quote is group q.
 	quoted = `(?P<q>\\")[^"\\\n]+\\"|(?P<q>")(?:[^"\\\n]|\\.)+"|(?P<q>')[^'\n]+'`
@@ -138,18 +147,22 @@ var assignmentPattern = `(?i)` + queryForm +
 const namedValue = `(?:(?P<op>` + mdBold + `[ \t]*:` + mdBold + `[ \t]*)(?:` + quoted + `|` + lineValue + `|` + lineAfterBreak + `)|` + afterQuotedName + `|` + afterName + `)`
 
 // keyAssignmentPattern is the assignment-key rule's pattern:
-// assignmentPattern's forms 1 to 4 for keyNames. Its own program (with
+// assignmentPattern's forms 1 to 4 for keyNames and foreignNames. Its own program (with
 // the names in assignNames, 518 instructions: past the backtracker's 500)
 // keeps both rules on Go's backtracker, and it runs only on the lines
 // holding keyTriggers. Form 1 is here too, so that a query parameter is
 // taken as such before its name (?master_key=…&page=2 keeps &page=2).
-var keyAssignmentPattern = `(?i)` + queryForm + `|(?P<name>` + keyNames + `)` + namedValue
+var keyAssignmentPattern = `(?i)` + queryForm + `|(?P<name>` + keyNames + `|` + foreignNames + `)` + namedValue
 
 // queryForm is assignmentPattern's form 1: a URL query parameter.
 const queryForm = `(?P<keep>[?&][\w.-]+=)` + queryByte + `+`
 
-// keyTriggers prefilter assignment-key: each of keyNames holds one.
-var keyTriggers = []string{"encryption", "master", "signing", "key_base", "key-base", "keybase"}
+// keyTriggers prefilter assignment-key: each of keyNames and
+// foreignNames holds one (foreignTriggers).
+var keyTriggers = append([]string{"encryption", "master", "signing", "key_base", "key-base", "keybase"}, foreignTriggers...)
+
+// foreignTriggers are triggers of foreignNames: each holds one.
+var foreignTriggers = []string{"passwort", "kennwort", "de passe", "de_passe", "de-passe", "depasse", "wachtwoord", "senha"}
 
 // urlCredential matches the name of a URL query parameter that holds a
 // credential: one ending in a credential name, or pass.
@@ -192,11 +205,13 @@ func assignmentRules() []Rule {
 		qualifiedRule(),
 		fullwidthRule(),
 		wrappedRule(),
+		pinRule(),
 	}
 }
 
 // keyAssignmentRule is the assignment rule for keyNames (SECRET_KEY_BASE=…,
-// "encryption_key": "…", master_key: …): keyAssignmentPattern, verified,
+// "encryption_key": "…", master_key: …) and foreignNames (Passwort: …):
+// keyAssignmentPattern, verified,
 // cut and searched again as the assignment rule is.
 func keyAssignmentRule() Rule {
 	re := mustRe(keyAssignmentPattern)

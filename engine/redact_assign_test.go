@@ -383,3 +383,24 @@ func TestRedactKeyNames(t *testing.T) {
 		{"prose-kept", "git checkout master; the master key is on the wiki", "git checkout master; the master key is on the wiki"},
 	})
 }
+
+// TestRedactPINAndOtherLanguages: a PIN of 4 to 8 digits after PIN and
+// a colon or '=', and the word for password in German, French,
+// Portuguese and Dutch, in the forms the English names have (red73,
+// readme72 F2: PIN: 48214 and Passwort (WLAN): … were stored in clear).
+// A version, a date, a time, a GPIO pin, a word holding pin and prose
+// stay.
+func TestRedactPINAndOtherLanguages(t *testing.T) {
+	m := engine.RedactionMark
+	checkRedact(t, []redactCase{
+		{"pin", "PIN: 48214\nSIM_PIN=12345678 next\npin code: 0000.", "PIN: " + m + "\nSIM_PIN=" + m + " next\npin code: " + m + "."},
+		{"pin-json", `{"pin": "4821", "card_pin": 48214, "n": 1}`, `{"pin": "` + m + `", "card_pin": "` + m + `", "n": 1}`},
+		{"passwort-note", "Passwort (WLAN): Tr0ubDE1\nWLAN-Passwort: Tr0ubDE3", "Passwort (WLAN): " + m + "\nWLAN-Passwort: " + m},
+		{"kennwort-equals", "Kennwort = geheim123", "Kennwort = " + m},
+		{"mot-de-passe", "Mot de passe : Tr0ubFR1", "Mot de passe : " + m},
+		{"senha-json", `{"senha": "Tr0ubPT1"}`, `{"senha": "` + m + `"}`},
+		{"wachtwoord", "wachtwoord: Tr0ubNL1", "wachtwoord: " + m},
+		{"pin-kept", "pin: 2024.1; the pin: 2024-01-01; pin = 13; pin: 12:30; spin: 4444; PIN: 123456789", "pin: 2024.1; the pin: 2024-01-01; pin = 13; pin: 12:30; spin: 4444; PIN: 123456789"},
+		{"other-language-prose-kept", "Das Passwort ist sicher. Passwörter sind wichtig.", "Das Passwort ist sicher. Passwörter sind wichtig."},
+	})
+}

@@ -7,8 +7,8 @@ import (
 
 // credentialTriggers are the assignment rule's triggers: every credential
 // name (credentialNames) holds one, in lowercase.
-var credentialTriggers = []string{"passw", "passphrase", "passcode", "keypass", "_pass", ".pass", "-pass",
-	"'pass", `"pass`, "?pass", "&pass", "pwd", "secret", "token", "key", "cred", "contrase"}
+var credentialTriggers = append([]string{"passw", "passphrase", "passcode", "keypass", "_pass", ".pass", "-pass",
+	"'pass", `"pass`, "?pass", "&pass", "pwd", "secret", "token", "key", "cred", "contrase"}, foreignTriggers...)
 
 // fileRules recognise credentials by the layout of the files that hold
 // them, where no assignment shows the value: a YAML block sequence or

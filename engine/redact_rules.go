@@ -36,7 +36,8 @@ import (
 //   - assignments whose name ends in a credential word (password, passwd,
 //     passphrase, passcode, pwd, DB_PASS, "pass", keypass, secret, token,
 //     creds, credentials, api/access/private/account/auth/app/client/
-//     service/db/secret key, contraseña): NAME=value, NAME: value,
+//     service/db/secret key, contraseña; Passwort, Kennwort, mot de
+//     passe, senha, wachtwoord: foreignNames): NAME=value, NAME: value,
 //     "name": "value" (JSON, also escaped inside a JSON string),
 //     name => value, name := value, ?name=value in a URL query (and in
 //     a query value, also percent-encoded: ?q=password%3Dx); a quoted
@@ -54,6 +55,7 @@ import (
 //     Notion, Mailchimp, Groq, xAI, Replicate, Perplexity, Sentry,
 //     HashiCorp Vault and Terraform Cloud, Heroku, New Relic, age, Azure AD
 //     client secrets, Mapbox;
+//   - a PIN of 4 to 8 digits after PIN and a colon or '=' (pinRule);
 //   - payment card numbers (Visa, Mastercard, American Express, Discover,
 //     JCB, Diners Club, UnionPay, Mir), Luhn-checked (cardRule).
 //
