@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/mnemo-go/mnemo/internal/jsonkey"
 )
 
 // FrameProblem is what a JSON-RPC -32600 Invalid Request says of data,
@@ -117,4 +119,23 @@ func MessageID(data []byte) json.RawMessage {
 		return m.ID
 	}
 	return nil
+}
+
+// ErrorAnswer is a JSON-RPC 2.0 error response, one line of JSON without
+// its newline: {"jsonrpc":"2.0","id":ID,"error":{"code":C,"message":M}},
+// the members in the order the go-sdk writes its own answers. A nil id is
+// null (the request's id could not be told: MessageID). The id and the
+// message are written as given (jsonkey.Marshal: json.Marshal wrote an id
+// "<a>" back as "\u003ca\u003e", and a message naming "<" so). /mcp's
+// refusals of a body and mnemo mcp's of a line are both written so.
+func ErrorAnswer(id json.RawMessage, code int, message string) []byte {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	b, _ := jsonkey.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   jsonrpc.Error   `json:"error"`
+	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: message}})
+	return b
 }

@@ -180,7 +180,8 @@ func DepthProblem(data []byte, what string) string {
 // 400 and a JSON-RPC error, as the API's routes refuse such a body: one
 // nested deeper than MaxDepth (-32700, DepthProblem), one that is not
 // valid UTF-8 or whose JSON escapes encode half a UTF-16 surrogate pair
-// (importer.CheckJSONText; -32600 naming the byte): encoding/json would
+// (importer.CheckJSONText; -32600 naming the byte, with the message's id
+// as mnemo mcp answers such a line: it was null): encoding/json would
 // hand the tools U+FFFD in its place, and memory_append would store the
 // altered text; one that begins with a UTF-16 byte-order mark (-32700
 // naming it: jsonkey.ByteOrderMark; a leading UTF-8 mark is dropped); one with
@@ -214,7 +215,7 @@ func checkedText(h http.Handler) http.Handler {
 			return
 		}
 		if err := importer.CheckJSONText(data); err != nil {
-			writeRPCError(w, jsonrpc.CodeInvalidRequest, "Invalid Request: the body is "+err.Error())
+			writeRPCErrorID(w, MessageID(data), jsonrpc.CodeInvalidRequest, "Invalid Request: the body is "+err.Error())
 			return
 		}
 		if err := trailingData(data); err != nil {
@@ -319,13 +320,9 @@ func writeRPCError(w http.ResponseWriter, code int, message string) {
 }
 
 // writeRPCErrorID is writeRPCError with the request's id (MessageID; nil
-// is null), written as the request gave it.
+// is null), written as the request gave it (ErrorAnswer).
 func writeRPCErrorID(w http.ResponseWriter, id json.RawMessage, code int, message string) {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	b, _ := jsonkey.Marshal(map[string]any{"jsonrpc": "2.0", "id": id,
-		"error": map[string]any{"code": code, "message": message}})
+	b := ErrorAnswer(id, code, message)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)
 	_, _ = w.Write(b)

@@ -146,19 +146,10 @@ func badLine(line []byte) []byte {
 	return nil
 }
 
-// rpcError is a JSON-RPC 2.0 error response line; a nil id is null. The
-// id and msg are written as given (jsonkey.Marshal): json.Marshal wrote
-// an id "<a>" back as "\u003ca\u003e", and a message naming "<" so.
+// rpcError is a JSON-RPC 2.0 error response line (mcpserver.ErrorAnswer
+// and a newline); a nil id is null.
 func rpcError(id json.RawMessage, code int, msg string) []byte {
-	if id == nil {
-		id = json.RawMessage("null")
-	}
-	b, _ := jsonkey.Marshal(struct {
-		JSONRPC string          `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Error   jsonrpc.Error   `json:"error"`
-	}{"2.0", id, jsonrpc.Error{Code: int64(code), Message: msg}})
-	return append(b, '\n')
+	return append(mcpserver.ErrorAnswer(id, code, msg), '\n')
 }
 
 // lockedWriter makes each Write whole on a writer that the SDK and

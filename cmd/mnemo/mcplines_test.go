@@ -235,3 +235,33 @@ func TestMCPLineBOM(t *testing.T) {
 		t.Fatalf("answers:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestMCPLineInvalidTextID: a line whose text is not valid UTF-8 (a lone
+// surrogate escape, a \xff byte) is answered -32600 with the request's id
+// when it is a string or a number, wherever it stands among the members
+// (null when there is none or it is an object), its members in the order
+// jsonrpc, id, error, as /mcp of mnemo serve answers such a body
+// (mcpserver TestHTTPBodyInvalidTextID; one writer: mcpserver.ErrorAnswer).
+func TestMCPLineInvalidTextID(t *testing.T) {
+	call := func(id, content string) string {
+		return `{"jsonrpc":"2.0",` + id + `"method":"tools/call","params":{"name":"memory_append","arguments":{"threadId":"n3","messages":[{"role":"user","content":"` + content + `"}]}}}`
+	}
+	for _, c := range []struct{ name, line, want string }{
+		{"SurrogateNumberID", call(`"id":16,`, `lone \ud800 surrogate`),
+			`{"jsonrpc":"2.0","id":16,"error":{"code":-32600,"message":"Invalid Request: the message is not valid UTF-8: \\ud800 at byte 152 is half of a UTF-16 surrogate pair"}}`},
+		{"ByteStringID", call(`"id":"s-<1>",`, "bad \xff byte"),
+			`{"jsonrpc":"2.0","id":"s-<1>","error":{"code":-32600,"message":"Invalid Request: the message is not valid UTF-8: invalid byte 0xff at byte 156"}}`},
+		{"IDLast", `{"jsonrpc":"2.0","method":"tools/list","params":{"s":"\udc00"},"id":-2.5}`,
+			`{"jsonrpc":"2.0","id":-2.5,"error":{"code":-32600,"message":"Invalid Request: the message is not valid UTF-8: \\udc00 at byte 54 is half of a UTF-16 surrogate pair"}}`},
+		{"Notification", `{"jsonrpc":"2.0","method":"notifications/x","params":{"s":"\ud800"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message is not valid UTF-8: \\ud800 at byte 59 is half of a UTF-16 surrogate pair"}}`},
+		{"ObjectID", `{"jsonrpc":"2.0","id":{"a":1},"method":"x","params":{"s":"\ud800"}}`,
+			`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the message is not valid UTF-8: \\ud800 at byte 58 is half of a UTF-16 surrogate pair"}}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := string(badLine([]byte(c.line))); got != c.want+"\n" {
+				t.Fatalf("%s\nwant\n%s", got, c.want)
+			}
+		})
+	}
+}
