@@ -31,7 +31,8 @@
 //     follows, line and paragraph separators, bidirectional controls, tag
 //     and interlinear annotation characters; an id's every invisible
 //     character) are shown as their code points, "[U+202E]", not applied
-//     (bidi.go).
+//     (bidi.go); a turn's preview on the run page has marker-shaped text
+//     quoted as the prompt has it (render.Quote: "[quoted: recalled …").
 //   - A page reads its query as the API does (server.CheckQuery,
 //     server.IntParam, server.PageCursor): an unknown, repeated or empty
 //     parameter, or a value out of range, is a 400 page naming it. The

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-go/mnemo/engine"
+	prompt "github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/observe"
 	"github.com/mnemo-go/mnemo/server"
@@ -32,8 +33,9 @@ type Item struct {
 	Seq int64
 	// Role is a turn's role (user, assistant, tool); "" for a system part.
 	Role string
-	// Text is a turn's preview (journal.PreviewChars runes at most), or an
-	// observation's id.
+	// Text is a turn's preview (journal.PreviewChars runes at most) with
+	// marker-shaped text quoted as the prompt quotes it (promptPreview:
+	// "[quoted: recalled …"), or an observation's id.
 	Text string
 	// Reason is a recalled or dropped turn's reason as recorded, or an
 	// observation's level ("observation", "reflection").
@@ -167,7 +169,7 @@ func BuildRun(ctx context.Context, t server.Tenant, runID string, without []stri
 	v.Timeline = timeline(rec)
 	v.ScoreNote = scoreNote(rec)
 	for _, r := range rec.Dropped {
-		v.Dropped = append(v.Dropped, Item{Kind: "dropped", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason})
+		v.Dropped = append(v.Dropped, Item{Kind: "dropped", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: promptPreview(r), Reason: r.Reason})
 	}
 	v.Unlisted = max(rec.DroppedCount-len(rec.Dropped), 0)
 	rv := &ReplayView{Without: without, RecordedHash: rec.PromptHash}
@@ -229,12 +231,12 @@ func timeline(rec *journal.MemCtx) []Item {
 	}
 	unsettled := unsettledAfter(rec.Unsettled)
 	for _, r := range rec.Recalled {
-		out = append(out, Item{Kind: r.Reason, ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview, Reason: r.Reason,
+		out = append(out, Item{Kind: r.Reason, ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: promptPreview(r), Reason: r.Reason,
 			Score: r.Score, Lexical: r.Lexical, Vector: r.Vector, ScoreBar: s.bar(r.Score), LexicalBar: l.bar(r.Lexical), VectorBar: v.bar(r.Vector)})
 		out = unsettled.after(out, r.MessageID)
 	}
 	for _, r := range rec.Recent {
-		out = append(out, Item{Kind: "recent", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: r.Preview})
+		out = append(out, Item{Kind: "recent", ThreadID: r.ThreadID, Seq: r.Seq, Role: r.Role, Text: promptPreview(r)})
 		out = unsettled.after(out, r.MessageID)
 	}
 	return unsettled.rest(out)
@@ -259,7 +261,7 @@ func unsettledAfter(refs []journal.Ref) *unsettledItems {
 			u.order = append(u.order, r.MessageID)
 		}
 		u.by[r.MessageID] = append(u.by[r.MessageID], Item{Kind: journal.ReasonUnsettled, ThreadID: r.ThreadID, Seq: r.Seq,
-			Role: "tool", Text: r.Preview, Reason: r.ToolCallID})
+			Role: "tool", Text: promptPreview(r), Reason: r.ToolCallID})
 	}
 	return u
 }
@@ -283,6 +285,17 @@ func (u *unsettledItems) rest(out []Item) []Item {
 	}
 	return out
 }
+
+// promptPreview is r's preview as the prompt gives a message's text:
+// marker-shaped text quoted as render.Message quotes it ("[recalled ·
+// thread …" reads "[quoted: recalled · thread …", as the model got it and
+// as the page's Messages table gives it), the characters the prompt
+// escapes left for the page to show as boxes ("[U+202E]", bidi.go); a
+// dropped turn's as the prompt would have given it. The record keeps the
+// preview as stored (replay compares it with the stored turn); shown so,
+// the timeline under "The prompt" showed a marker the prompt had quoted
+// (readme73 F3).
+func promptPreview(r journal.Ref) string { return prompt.Quote(r.Preview) }
 
 func sizeTokens(n int) string { return "~" + itoa(n) + " tokens" }
 

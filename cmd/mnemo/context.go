@@ -12,6 +12,7 @@ import (
 
 	"github.com/mnemo-go/mnemo/engine"
 	"github.com/mnemo-go/mnemo/inspector"
+	"github.com/mnemo-go/mnemo/internal/render"
 	"github.com/mnemo-go/mnemo/journal"
 	"github.com/mnemo-go/mnemo/recall"
 	"github.com/mnemo-go/mnemo/server"
@@ -199,7 +200,7 @@ func printMemCtx(w io.Writer, r *journal.MemCtx) {
 	printLegend(w, memctxScores(r).legend(recalledScores(r.Recalled))...)
 	fmt.Fprintf(w, "recalled %d:\n", len(r.Recalled))
 	for _, x := range r.Recalled {
-		fmt.Fprintf(w, "  %-6s %s #%d %s%s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, recalledScore(x), x.Preview)
+		fmt.Fprintf(w, "  %-6s %s #%d %s%s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, recalledScore(x), promptPreview(x))
 	}
 	printMemCtxTurns(w, r)
 	printMemCtxRest(w, r)
@@ -271,7 +272,7 @@ func printMemCtxTurns(w io.Writer, r *journal.MemCtx) {
 		fmt.Fprintf(w, "recent %d (%d listed: a record lists at most %d of the window's turns):\n", r.RecentCount, len(r.Recent), journal.RecentCap)
 	}
 	for _, x := range r.Recent {
-		fmt.Fprintf(w, "         %s #%d %s  %s\n", x.ThreadID, x.Seq, x.Role, x.Preview)
+		fmt.Fprintf(w, "         %s #%d %s  %s\n", x.ThreadID, x.Seq, x.Role, promptPreview(x))
 	}
 	if r.DroppedCount == len(r.Dropped) {
 		fmt.Fprintf(w, "dropped %d:\n", r.DroppedCount)
@@ -279,15 +280,26 @@ func printMemCtxTurns(w io.Writer, r *journal.MemCtx) {
 		fmt.Fprintf(w, "dropped %d (%d listed: a record lists at most %d of the turns left out as unobserved):\n", r.DroppedCount, len(r.Dropped), journal.RecentCap)
 	}
 	for _, x := range r.Dropped {
-		fmt.Fprintf(w, "  %s: %s #%d %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.Preview)
+		fmt.Fprintf(w, "  %s: %s #%d %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, promptPreview(x))
 	}
 	if len(r.Unsettled) > 0 { // the calls given a synthetic "Outcome unknown" result
 		fmt.Fprintf(w, "unsettled %d:\n", len(r.Unsettled))
 	}
 	for _, x := range r.Unsettled {
-		fmt.Fprintf(w, "  %s: %s #%d %s call %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.ToolCallID, x.Preview)
+		fmt.Fprintf(w, "  %s: %s #%d %s call %s  %s\n", x.Reason, x.ThreadID, x.Seq, x.Role, x.ToolCallID, promptPreview(x))
 	}
 }
+
+// promptPreview is x's preview as the prompt gives a message's text:
+// marker-shaped text quoted as render.Message quotes it ("[recalled ·
+// thread …" reads "[quoted: recalled · thread …", as the model got it and
+// as the messages `mnemo context` prints above give it; the characters
+// the prompt escapes are termSafe's to write, as the prompt writes them,
+// "\u202e"); a dropped turn's as the prompt would have given it. The
+// record keeps the preview as stored (memctx --json prints it so);
+// printed so, the turns of the prompt showed a marker the prompt had
+// quoted (readme73 F3).
+func promptPreview(x journal.Ref) string { return render.Quote(x.Preview) }
 
 // printMemCtxRest writes the observations and working memory r's prompt
 // held, its estimated tokens and its hash.

@@ -131,7 +131,7 @@ func printReplay(w io.Writer, r *engine.Replay, asked bool) {
 		if reason == "" {
 			reason = "recent"
 		}
-		fmt.Fprintf(w, "  %-6s %s #%d %s  %s\n", reason, x.ThreadID, x.Seq, x.Role, x.Preview)
+		fmt.Fprintf(w, "  %-6s %s #%d %s  %s\n", reason, x.ThreadID, x.Seq, x.Role, promptPreview(x))
 	}
 	for _, o := range r.RemovedObservations {
 		fmt.Fprintf(w, "  observation %s (%s #%d–%d)\n", o.ID, o.ThreadID, o.FromSeq, o.ToSeq)

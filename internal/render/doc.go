@@ -56,9 +56,10 @@
 // # Invariants
 //
 //   - For every s, Text(s), JSON(s) and Attr(s) contain no '<' or '>' and no
-//     marker-shaped text; Message(s) contains no marker-shaped text. None of
-//     them, nor HiddenJSON(s), contains a Hidden or Control character, nor
-//     a carriage return no line feed follows. Each is
+//     marker-shaped text; Message(s) and Quote(s) contain no marker-shaped
+//     text. None of Text, JSON, Attr, Message and HiddenJSON of s contains
+//     a Hidden or Control character, nor a carriage return no line feed
+//     follows (Quote leaves them: Message(Quote(s)) is Message(s)). Each is
 //     idempotent on its own output's structure (a quoted marker is not a
 //     marker).
 //   - Escaping is lossless for Text and JSON: the original is recovered by

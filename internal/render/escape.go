@@ -71,6 +71,14 @@ const QuotedPrefix = "quoted: "
 // messages are delimited by the provider's roles, not by tags.
 func Message(s string) string { return escapeHidden(quote(s), escapeGo) }
 
+// Quote is Message's quoting alone: marker-shaped text quoted as Message
+// quotes it ("[recalled" becomes "[quoted: recalled"), the Hidden and
+// Control characters left as they are. It is for a person's view of what
+// a prompt held that shows those characters its own way (the inspector's
+// "[U+202E]" boxes, the CLI's escapes): Message(Quote(s)) is Message(s).
+// A prompt takes Message, never Quote.
+func Quote(s string) string { return quote(s) }
+
 // Open writes an opening tag of mnemo's own: <name k1="v1" k2="v2">, each
 // value escaped by Attr; attrs are key, value pairs, and a pair whose value
 // is empty is left out. Names and keys are mnemo's constants.

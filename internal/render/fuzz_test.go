@@ -47,6 +47,11 @@ func FuzzRender(f *testing.F) {
 		if markerIn(out) || markerIn(render.Message(h)) || markerIn(render.JSON(h)) {
 			t.Fatalf("marker-shaped text left in the rendering of %q", h)
 		}
+		if q := render.Quote(h); render.Quote(q) != q { // its hidden characters left: markerIn would see them
+			t.Fatalf("marker-shaped text left in Quote(%q) = %q", h, q)
+		} else if render.Message(q) != render.Message(h) {
+			t.Fatalf("Message(Quote(%q)) = %q, want Message's %q", h, render.Message(q), render.Message(h))
+		}
 		for _, r := range []string{out, render.Message(h), render.Text(h), render.JSON(h), render.Attr(h)} {
 			if hiddenIn(r) {
 				t.Fatalf("a bidirectional control or hidden character left in %q, rendered from %q", r, h)
