@@ -64,6 +64,9 @@ type boundsDoc struct {
 	Quota    Quota        `json:"quota"`
 }
 
+// boundsLimits is Limits with the JSON names of mnemo.json's "limits":
+// the same fields in the same order, so that each converts to the other
+// (a field added to Limits fails to compile here until it is added).
 type boundsLimits struct {
 	MaxContentBytes       int `json:"maxContentBytes,omitempty"`
 	MaxToolResultBytes    int `json:"maxToolResultBytes,omitempty"`
@@ -158,11 +161,7 @@ func (e *Engine) storeBounds(ctx context.Context) error {
 
 // formatBounds is b as the database keeps it (boundsDoc).
 func formatBounds(b Bounds) string {
-	l := b.Limits
-	d := boundsDoc{Limits: boundsLimits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,
-		ToolResultInlineBytes: l.ToolResultInlineBytes, MaxMetadataBytes: l.MaxMetadataBytes, MaxMetadataDepth: l.MaxMetadataDepth,
-		MaxMessagesPerAppend: l.MaxMessagesPerAppend, MaxToolCalls: l.MaxToolCalls, MaxQueryBytes: l.MaxQueryBytes, MaxAnswerBytes: l.MaxAnswerBytes},
-		KeepRuns: b.Retention.KeepRuns, Quota: b.Lifecycle.Quota}
+	d := boundsDoc{Limits: boundsLimits(b.Limits), KeepRuns: b.Retention.KeepRuns, Quota: b.Lifecycle.Quota}
 	if b.Retention.MaxAge > 0 {
 		d.MaxAge = b.Retention.MaxAge.String()
 	}
@@ -182,11 +181,7 @@ func parseBounds(doc string) (Bounds, error) {
 	if err := dec.Decode(&d); err != nil {
 		return Bounds{}, err
 	}
-	l := d.Limits
-	b := Bounds{Limits: Limits{MaxContentBytes: l.MaxContentBytes, MaxToolResultBytes: l.MaxToolResultBytes,
-		ToolResultInlineBytes: l.ToolResultInlineBytes, MaxMetadataBytes: l.MaxMetadataBytes, MaxMetadataDepth: l.MaxMetadataDepth,
-		MaxMessagesPerAppend: l.MaxMessagesPerAppend, MaxToolCalls: l.MaxToolCalls, MaxQueryBytes: l.MaxQueryBytes, MaxAnswerBytes: l.MaxAnswerBytes},
-		Retention: journal.Retention{KeepRuns: d.KeepRuns}, Lifecycle: Lifecycle{Quota: d.Quota}}
+	b := Bounds{Limits: Limits(d.Limits), Retention: journal.Retention{KeepRuns: d.KeepRuns}, Lifecycle: Lifecycle{Quota: d.Quota}}
 	var err error
 	if d.MaxAge != "" {
 		if b.Retention.MaxAge, err = time.ParseDuration(d.MaxAge); err != nil {
